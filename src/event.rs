@@ -1,0 +1,299 @@
+//! The referee's decisions, as the event stream of `spec/table-script.md`.
+//!
+//! Events are plain data: the terminal view, the JSON Lines stream, the
+//! journal and the tests all consume the same values.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::table::{Card, Cell};
+
+/// One decision of the referee, stamped with the step (script step or
+/// observation index, 0-based) whose observation made it certain.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub step: usize,
+    pub body: EventBody,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventBody {
+    GameStarted {
+        game: String,
+        players: Vec<String>,
+    },
+    Action(ActionEvent),
+    Flag(Flag),
+    Cleared {
+        kind: FlagKind,
+        how: How,
+    },
+    Check {
+        player: String,
+        attackers: Vec<Cell>,
+    },
+    Checkmate {
+        player: String,
+    },
+    Eliminated {
+        player: String,
+    },
+    GameOver {
+        result: GameResult,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        winner: Option<String>,
+    },
+    Notice {
+        kind: String,
+        message: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ActionEvent {
+    pub player: String,
+    pub action: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub card: Option<Card>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub from: Option<Cell>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub to: Option<Cell>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub captured: Option<Card>,
+}
+
+/// Something the table shows that the rules forbid, or a physical mistake.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flag {
+    pub kind: FlagKind,
+    /// The cells the players must look at.
+    pub cells: Vec<Cell>,
+    /// The rule ID cited, such as `EP-MOVE-KNIGHT`.
+    pub rule: String,
+    /// One sentence a player at the table understands.
+    pub message: String,
+    /// The player at fault, where one is.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub player: Option<String>,
+}
+
+impl Flag {
+    /// Two flags are the same complaint when kind and cells agree; a referee
+    /// does not repeat itself while the table stays wrong in the same way.
+    pub fn same_complaint(&self, other: &Flag) -> bool {
+        self.kind == other.kind && self.cells == other.cells && self.rule == other.rule
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlagKind {
+    IllegalPlacement,
+    IllegalMove,
+    WrongCard,
+    WrongPlayer,
+    KingRequired,
+    MissedSwap,
+    MissedFlip,
+    MissedEliminationFlip,
+    Unexplained,
+    Unreadable,
+    // Kinds the other games add (their specs name them).
+    MissingMove,
+    IncompleteAction,
+    ImpossibleCard,
+    UncalledCheck,
+    IllegalRemoval,
+    MissingRemoval,
+}
+
+impl FlagKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlagKind::IllegalPlacement => "illegal_placement",
+            FlagKind::IllegalMove => "illegal_move",
+            FlagKind::WrongCard => "wrong_card",
+            FlagKind::WrongPlayer => "wrong_player",
+            FlagKind::KingRequired => "king_required",
+            FlagKind::MissedSwap => "missed_swap",
+            FlagKind::MissedFlip => "missed_flip",
+            FlagKind::MissedEliminationFlip => "missed_elimination_flip",
+            FlagKind::Unexplained => "unexplained",
+            FlagKind::Unreadable => "unreadable",
+            FlagKind::MissingMove => "missing_move",
+            FlagKind::IncompleteAction => "incomplete_action",
+            FlagKind::ImpossibleCard => "impossible_card",
+            FlagKind::UncalledCheck => "uncalled_check",
+            FlagKind::IllegalRemoval => "illegal_removal",
+            FlagKind::MissingRemoval => "missing_removal",
+        }
+    }
+
+    /// A physical slip in carrying out a legal action, as opposed to an
+    /// illegal action: the referee prefers this reading when both fit.
+    pub fn is_physical_slip(self) -> bool {
+        matches!(
+            self,
+            FlagKind::MissedSwap | FlagKind::MissedFlip | FlagKind::MissedEliminationFlip
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum How {
+    Mended,
+    TakenBack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameResult {
+    Win,
+    Draw,
+}
+
+impl Event {
+    /// The JSON object of the stream: `event` first, then `step`, then the
+    /// event's own fields, so lines read well by eye too.
+    pub fn to_json(&self) -> Value {
+        let body = serde_json::to_value(&self.body).expect("events always serialise");
+        let Value::Object(fields) = body else {
+            unreachable!("an event body is a JSON object")
+        };
+        let mut out = Map::new();
+        if let Some(e) = fields.get("event") {
+            out.insert("event".into(), e.clone());
+        }
+        out.insert("step".into(), Value::from(self.step));
+        for (k, v) in fields {
+            if k != "event" {
+                out.insert(k, v);
+            }
+        }
+        Value::Object(out)
+    }
+
+    pub fn to_json_line(&self) -> String {
+        self.to_json().to_string()
+    }
+
+    /// Parses one line of the stream back (the journal and tests use it).
+    pub fn from_json(v: &Value) -> Result<Event, String> {
+        let step = v
+            .get("step")
+            .and_then(Value::as_u64)
+            .ok_or("an event needs a numeric \"step\"")? as usize;
+        let mut fields = v.as_object().ok_or("an event is a JSON object")?.clone();
+        fields.remove("step");
+        let body = serde_json::from_value(Value::Object(fields)).map_err(|e| e.to_string())?;
+        Ok(Event { step, body })
+    }
+}
+
+fn cells(cs: &[Cell]) -> String {
+    cs.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
+}
+
+impl fmt::Display for Event {
+    /// The readable line of `arbiter replay` without `--json`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "step {:>3}  ", self.step)?;
+        match &self.body {
+            EventBody::GameStarted { game, players } => {
+                write!(f, "game started: {game}, {}", players.join(", "))
+            }
+            EventBody::Action(a) => {
+                write!(f, "{} {}", a.player, a.action.replace('_', " "))?;
+                if let Some(c) = a.card {
+                    write!(f, " {c}")?;
+                }
+                if let Some(c) = a.from {
+                    write!(f, " from {c}")?;
+                }
+                if let Some(c) = a.to {
+                    write!(f, " to {c}")?;
+                }
+                if let Some(c) = a.captured {
+                    write!(f, " capturing {c}")?;
+                }
+                Ok(())
+            }
+            EventBody::Flag(fl) => write!(
+                f,
+                "FLAG {} [{}] at {}: {}",
+                fl.kind.as_str(),
+                fl.rule,
+                cells(&fl.cells),
+                fl.message
+            ),
+            EventBody::Cleared { kind, how } => {
+                let how = match how {
+                    How::Mended => "mended",
+                    How::TakenBack => "taken back",
+                };
+                write!(f, "cleared {} ({how})", kind.as_str())
+            }
+            EventBody::Check { player, attackers } => {
+                write!(f, "CHECK: {player}'s king is attacked from {}", cells(attackers))
+            }
+            EventBody::Checkmate { player } => write!(f, "CHECKMATE: {player}"),
+            EventBody::Eliminated { player } => write!(f, "{player} is eliminated"),
+            EventBody::GameOver { result, winner } => match (result, winner) {
+                (GameResult::Win, Some(w)) => write!(f, "game over: {w} wins"),
+                _ => write!(f, "game over: draw"),
+            },
+            EventBody::Notice { kind, message } => write!(f, "note ({kind}): {message}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{Colour, Piece};
+
+    #[test]
+    fn json_puts_event_and_step_first_and_round_trips() {
+        let e = Event {
+            step: 6,
+            body: EventBody::Action(ActionEvent {
+                player: "white".into(),
+                action: "move".into(),
+                card: Some(Card::new(Colour::White, Piece::Knight)),
+                from: Some(Cell::new(0, 0)),
+                to: Some(Cell::new(2, 1)),
+                captured: None,
+            }),
+        };
+        let line = e.to_json_line();
+        assert_eq!(
+            line,
+            r#"{"event":"action","step":6,"player":"white","action":"move","card":"wN","from":[0,0],"to":[2,1]}"#
+        );
+        let back = Event::from_json(&serde_json::from_str(&line).unwrap()).unwrap();
+        assert_eq!(back, e);
+    }
+
+    #[test]
+    fn flag_json_names_kind_rule_and_cells() {
+        let e = Event {
+            step: 8,
+            body: EventBody::Flag(Flag {
+                kind: FlagKind::MissedSwap,
+                cells: vec![Cell::new(2, 1)],
+                rule: "EP-MISSED-SWAP".into(),
+                message: "m".into(),
+                player: Some("white".into()),
+            }),
+        };
+        let v = e.to_json();
+        assert_eq!(v["kind"], "missed_swap");
+        assert_eq!(v["cells"], serde_json::json!([[2, 1]]));
+        assert_eq!(v["rule"], "EP-MISSED-SWAP");
+    }
+}

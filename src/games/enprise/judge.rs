@@ -1,0 +1,324 @@
+//! Reading an observed change as an En Prise action.
+//!
+//! The changed cells suggest a handful of attempts (this card moved from
+//! there to here; this card was placed here). Each attempt is checked by the
+//! rules; a legal one predicts exactly which cells change and how. The
+//! observation is then compared with that prediction, allowing for the
+//! physical slips the spec names: a missed SWAP (no card left at the
+//! origin), a missed FLIP (the captured card face-up at the origin), and a
+//! mated player's cards not yet turned face-down.
+
+use super::{Action, Applied, EnPrise, Sq, Violation};
+use crate::event::{Flag, FlagKind};
+use crate::games::{unexplained, Verdict};
+use crate::table::{Card, Cell, Change, Piece, Token};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Attempt {
+    Move { from: Cell, to: Cell },
+    Place { cell: Cell, token: Token },
+    KingAndEscape { king: Cell, escape: Cell },
+}
+
+/// How closely the table shows an attempt.
+#[derive(Debug, PartialEq, Eq)]
+enum Fit {
+    Exact,
+    MissedSwap,
+    MissedFlip,
+    Unflipped(Vec<Cell>),
+}
+
+pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
+    if g.over.is_some() {
+        return Verdict::Flag(unexplained(changes, "EP-MATE", "The game is over"));
+    }
+    let mut slip: Option<Flag> = None;
+    let mut illegal: Option<Flag> = None;
+    for attempt in attempts(g, changes) {
+        match try_attempt(g, attempt) {
+            Ok((actions, applied)) => {
+                let prediction = predict(g, &actions, &applied);
+                match fit(&prediction, changes) {
+                    Some(Fit::Exact) => {
+                        return Verdict::Advance { game: applied.state, events: applied.events };
+                    }
+                    Some(f) if slip.is_none() => slip = Some(slip_flag(g, &actions, f)),
+                    _ => {}
+                }
+            }
+            Err(v) => {
+                if illegal.is_none() && fit(&physical(g, attempt), changes).is_some() {
+                    illegal = Some(Flag {
+                        kind: v.kind,
+                        cells: v.cells,
+                        rule: v.rule.into(),
+                        message: v.message,
+                        player: Some(v.player.name().into()),
+                    });
+                }
+            }
+        }
+    }
+    if let Some(f) = slip.or(illegal) {
+        return Verdict::Flag(f);
+    }
+    if changes.len() >= 2 && changes.iter().all(|c| c.before.is_none()) {
+        return Verdict::Flag(Flag {
+            kind: FlagKind::IllegalPlacement,
+            cells: changes.iter().map(|c| c.cell).collect(),
+            rule: "EP-TURN".into(),
+            message: format!(
+                "One action per turn: {} cards appeared at once; take back all but one",
+                changes.len()
+            ),
+            player: Some(g.to_move().name().into()),
+        });
+    }
+    Verdict::Flag(unexplained(changes, "EP-TURN", "Nothing the rules allow or forbid explains this"))
+}
+
+/// The attempts the changed cells suggest, moves first.
+fn attempts(g: &EnPrise, changes: &[Change]) -> Vec<Attempt> {
+    let mut out = Vec::new();
+    for d in changes {
+        let Some(Token::Up(card)) = d.after else { continue };
+        for o in changes {
+            if o.cell != d.cell && o.before == Some(Token::Up(card)) {
+                out.push(Attempt::Move { from: o.cell, to: d.cell });
+            }
+        }
+    }
+    for d in changes {
+        match d.after {
+            Some(t @ Token::Up(_)) => out.push(Attempt::Place { cell: d.cell, token: t }),
+            Some(Token::Down) if d.before.is_none() => {
+                out.push(Attempt::Place { cell: d.cell, token: Token::Down })
+            }
+            _ => {}
+        }
+    }
+    if let [a, b] = changes {
+        let is_king = |c: &Change| {
+            matches!(c.after, Some(Token::Up(Card { piece: Piece::King, colour })) if colour == g.to_move() || g.escape_pending)
+                && c.before != c.after
+        };
+        let is_escape = |c: &Change| c.before.is_none() && c.after == Some(Token::Down);
+        if is_king(a) && is_escape(b) {
+            out.push(Attempt::KingAndEscape { king: a.cell, escape: b.cell });
+        } else if is_king(b) && is_escape(a) {
+            out.push(Attempt::KingAndEscape { king: b.cell, escape: a.cell });
+        }
+    }
+    out
+}
+
+/// Checks and applies an attempt; the actions it amounts to and the result.
+fn try_attempt(g: &EnPrise, attempt: Attempt) -> Result<(Vec<Action>, Applied), Violation> {
+    if g.escape_pending {
+        // The summoner may add an escape square; anything else is the next
+        // player's, once the summoner's turn closes. A face-down card right
+        // after a summoning reads as the escape square when it can be one.
+        if let Attempt::Place { cell, token: Token::Down } = attempt {
+            match g.check_escape(cell) {
+                Ok(a) => return Ok((vec![a], g.apply(a))),
+                Err(e) if g.plans[g.turn].len() > g.next[g.turn] => {
+                    return try_closed(g, attempt).map_err(|_| e);
+                }
+                Err(_) => {}
+            }
+        }
+        return try_closed(g, attempt);
+    }
+    match attempt {
+        Attempt::Move { from, to } => {
+            let a = g.check_move(from, to)?;
+            Ok((vec![a], g.apply(a)))
+        }
+        Attempt::Place { cell, token } => {
+            let a = g.check_place(cell, token)?;
+            Ok((vec![a], g.apply(a)))
+        }
+        Attempt::KingAndEscape { king, escape } => {
+            let k = g.check_place(king, Token::Up(Card::new(g.to_move(), Piece::King)))?;
+            let first = g.apply(k);
+            if !first.state.escape_pending {
+                let e = first.state.check_place(escape, Token::Down)?;
+                return Err(Violation {
+                    kind: FlagKind::IllegalPlacement,
+                    rule: "EP-TURN",
+                    message: format!("One action per turn: the card at {} comes after the king's turn", escape),
+                    player: e.player(),
+                    cells: vec![escape],
+                });
+            }
+            let e = first.state.check_escape(escape)?;
+            let mut second = first.state.apply(e);
+            let mut events = first.events;
+            events.append(&mut second.events);
+            second.events = events;
+            Ok((vec![k, e], second))
+        }
+    }
+}
+
+fn try_closed(g: &EnPrise, attempt: Attempt) -> Result<(Vec<Action>, Applied), Violation> {
+    let closed = g.closed();
+    if closed.state.over.is_some() {
+        return Err(Violation {
+            kind: FlagKind::Unexplained,
+            rule: "EP-MATE",
+            message: "The game is over".into(),
+            player: g.to_move(),
+            cells: vec![],
+        });
+    }
+    let (actions, mut applied) = try_attempt(&closed.state, attempt)?;
+    let mut events = closed.events;
+    events.append(&mut applied.events);
+    applied.events = events;
+    let mut flips = closed.flips;
+    flips.append(&mut applied.flips);
+    applied.flips = flips;
+    Ok((actions, applied))
+}
+
+/// What the table must show after a legal attempt: each touched cell's new
+/// top card, with the origin of a move and the elimination flips marked so
+/// the slips can be recognised.
+struct Prediction {
+    cells: Vec<(Cell, Option<Token>)>,
+    /// A move's origin, and the card it captured.
+    origin: Option<(Cell, Option<Card>)>,
+    flips: Vec<Cell>,
+}
+
+fn predict(g: &EnPrise, actions: &[Action], applied: &Applied) -> Prediction {
+    let mut cells: Vec<(Cell, Option<Token>)> = Vec::new();
+    let mut origin = None;
+    for &a in actions {
+        for c in EnPrise::cells_of(a) {
+            cells.push((c, applied.state.at(c).token()));
+        }
+        if let Action::Move { from, captured, .. } = a {
+            origin = Some((from, captured));
+        }
+    }
+    for &c in &applied.flips {
+        cells.push((c, applied.state.at(c).token()));
+    }
+    cells.sort_by_key(|(c, _)| *c);
+    cells.dedup_by_key(|(c, _)| *c);
+    // A cell whose top card ends as it began is no change at all.
+    cells.retain(|&(c, t)| g.at(c).token() != t);
+    Prediction { cells, origin, flips: applied.flips.clone() }
+}
+
+/// What the table would show after an illegal attempt carried out properly.
+fn physical(g: &EnPrise, attempt: Attempt) -> Prediction {
+    match attempt {
+        Attempt::Move { from, to } => {
+            let captured = match g.at(to) {
+                Sq::Piece(c) => Some(c),
+                _ => None,
+            };
+            let Sq::Piece(card) = g.at(from) else { unreachable!("a move starts from a piece") };
+            let mut cells = vec![(from, Some(Token::Down)), (to, Some(Token::Up(card)))];
+            cells.sort_by_key(|(c, _)| *c);
+            Prediction { cells, origin: Some((from, captured)), flips: vec![] }
+        }
+        Attempt::Place { cell, token } => {
+            Prediction { cells: vec![(cell, Some(token))], origin: None, flips: vec![] }
+        }
+        Attempt::KingAndEscape { king, escape } => {
+            let k = Token::Up(Card::new(g.to_move(), Piece::King));
+            let mut cells = vec![(king, Some(k)), (escape, Some(Token::Down))];
+            cells.sort_by_key(|(c, _)| *c);
+            Prediction { cells, origin: None, flips: vec![] }
+        }
+    }
+}
+
+/// Compares the observed changes with a prediction. `None`: the observation
+/// shows something else as well.
+fn fit(p: &Prediction, changes: &[Change]) -> Option<Fit> {
+    let observed = |c: Cell| -> Option<&Change> {
+        changes.binary_search_by(|ch| ch.cell.cmp(&c)).ok().map(|i| &changes[i])
+    };
+    if !changes.iter().all(|ch| p.cells.iter().any(|(c, _)| *c == ch.cell)) {
+        return None;
+    }
+    let mut result = Fit::Exact;
+    let mut unflipped = Vec::new();
+    for &(c, want) in &p.cells {
+        let got = observed(c).map(|ch| ch.after);
+        if got == Some(want) {
+            continue;
+        }
+        match p.origin {
+            Some((o, captured)) if o == c => match got {
+                Some(None) => result = Fit::MissedSwap,
+                Some(Some(Token::Up(t))) if Some(t) == captured => result = Fit::MissedFlip,
+                _ => return None,
+            },
+            _ if p.flips.contains(&c) && got.is_none() => unflipped.push(c),
+            _ => return None,
+        }
+    }
+    if result == Fit::Exact && !unflipped.is_empty() {
+        result = Fit::Unflipped(unflipped);
+    }
+    Some(result)
+}
+
+fn slip_flag(g: &EnPrise, actions: &[Action], fit: Fit) -> Flag {
+    let mover = actions[0].player();
+    let mv = actions.iter().find_map(|a| match *a {
+        Action::Move { card, from, to, captured, .. } => Some((card, from, to, captured)),
+        _ => None,
+    });
+    let (kind, rule, cells, message) = match (fit, mv) {
+        (Fit::MissedSwap, Some((card, from, to, captured))) => (
+            FlagKind::MissedSwap,
+            "EP-MISSED-SWAP",
+            vec![from],
+            match captured {
+                Some(c) => format!(
+                    "Missed SWAP: the {} took the {} on {to}; put the captured {} face-down on {from}, where the {} stood",
+                    card.describe(), c.describe(), c.piece.name(), card.piece.name()
+                ),
+                None => format!(
+                    "Missed SWAP: the {} moved {from} to {to}; put the face-down card from {to} on {from}, where it stood",
+                    card.describe()
+                ),
+            },
+        ),
+        (Fit::MissedFlip, Some((card, from, to, captured))) => (
+            FlagKind::MissedFlip,
+            "EP-MISSED-FLIP",
+            vec![from],
+            format!(
+                "Missed FLIP: the {} took the {} on {to}; turn the {} on {from} face-down",
+                card.describe(),
+                captured.map(|c| c.describe()).unwrap_or_default(),
+                captured.map(|c| c.piece.name()).unwrap_or("card"),
+            ),
+        ),
+        (Fit::Unflipped(cells), _) => {
+            let whose = cells
+                .first()
+                .and_then(|&c| g.at(c).token().and_then(Token::card))
+                .map(|c| c.colour.title())
+                .unwrap_or("The mated player");
+            let list = cells.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+            (
+                FlagKind::MissedEliminationFlip,
+                "EP-MATE",
+                cells,
+                format!("{whose} is checkmated and out: turn {whose}'s cards face-down at {list}"),
+            )
+        }
+        (_, _) => unreachable!("slips other than elimination flips come from moves"),
+    };
+    Flag { kind, cells, rule: rule.into(), message, player: Some(mover.name().into()) }
+}

@@ -1,0 +1,143 @@
+//! Random legal games, for property tests, benchmarks and demos: shuffled
+//! Battleplans, then random legal actions until the game ends or a turn
+//! limit. A game can be written out as a table script.
+
+use rand::rngs::StdRng;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{Rng, SeedableRng};
+
+use super::{Action, EnPrise, Options, BATTLEPLAN_LEN};
+use crate::event::EventBody;
+use crate::script::step_toml;
+use crate::table::{Colour, Piece, Table};
+
+/// One action of a random game and what followed it.
+#[derive(Clone, Debug)]
+pub struct Turn {
+    /// The state the action was taken in.
+    pub before: EnPrise,
+    pub action: Action,
+    /// The events `apply` announced (the action itself first).
+    pub events: Vec<EventBody>,
+    /// The table the players must leave afterwards.
+    pub table: Table,
+}
+
+#[derive(Clone, Debug)]
+pub struct RandomGame {
+    pub seed: u64,
+    pub players: Vec<Colour>,
+    pub plans: Vec<Vec<Piece>>,
+    pub turns: Vec<Turn>,
+    pub end: EnPrise,
+}
+
+pub fn random_battleplan(rng: &mut impl Rng) -> Vec<Piece> {
+    let mut plan = Vec::with_capacity(BATTLEPLAN_LEN);
+    plan.push(Piece::Queen);
+    plan.extend([Piece::Rook, Piece::Bishop, Piece::Knight].iter().flat_map(|&p| [p, p]));
+    plan.extend([Piece::Pawn; 8]);
+    plan.shuffle(rng);
+    plan
+}
+
+/// Plays a random legal game of `n_players` (2 to 4) for at most `max_turns`
+/// actions.
+pub fn random_game(seed: u64, n_players: usize, max_turns: usize) -> RandomGame {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let players: Vec<Colour> = [Colour::White, Colour::Black, Colour::Red, Colour::Blue][..n_players].to_vec();
+    let plans: Vec<Vec<Piece>> = players.iter().map(|_| random_battleplan(&mut rng)).collect();
+    let mut game = EnPrise::new(&players, plans.clone(), Options::default());
+    let mut turns = Vec::new();
+    while turns.len() < max_turns && game.outcome().is_none() {
+        let Some(action) = pick(&game, &mut rng) else { break };
+        let applied = game.apply(action);
+        turns.push(Turn {
+            before: game,
+            action,
+            events: applied.events,
+            table: applied.state.table(),
+        });
+        game = applied.state;
+    }
+    RandomGame { seed, players, plans, turns, end: game }
+}
+
+/// A random legal action, weighted so that games move and capture rather
+/// than only grow. Never a reading the referee could take two ways: after a
+/// summoning, a declined escape square is not followed by a face-down pawn,
+/// which would look the same on the table.
+fn pick(game: &EnPrise, rng: &mut impl Rng) -> Option<Action> {
+    let actions = game.legal_actions();
+    if actions.is_empty() {
+        return None;
+    }
+    let escapes: Vec<Action> = actions.iter().copied().filter(|a| matches!(a, Action::Escape { .. })).collect();
+    let rest: Vec<Action> = actions
+        .iter()
+        .copied()
+        .filter(|a| !matches!(a, Action::Escape { .. }))
+        .filter(|a| !(game.escape_pending() && matches!(a, Action::Place { down: true, .. })))
+        .collect();
+    if !escapes.is_empty() && (rest.is_empty() || rng.random_bool(0.7)) {
+        return escapes.choose(rng).copied();
+    }
+    if rest.is_empty() {
+        return actions.choose(rng).copied();
+    }
+    let of = |f: fn(&Action) -> bool| -> Vec<Action> { rest.iter().copied().filter(|a| f(a)).collect() };
+    let groups = [
+        (of(|a| matches!(a, Action::Move { captured: Some(_), .. })), 4),
+        (of(|a| matches!(a, Action::Move { captured: None, .. })), 3),
+        (of(|a| matches!(a, Action::Summon { .. })), 1),
+        (of(|a| matches!(a, Action::Place { .. })), 4),
+    ];
+    let total: u32 = groups.iter().filter(|(g, _)| !g.is_empty()).map(|(_, w)| w).sum();
+    let mut roll = rng.random_range(0..total);
+    for (g, w) in &groups {
+        if g.is_empty() {
+            continue;
+        }
+        if roll < *w {
+            return g.choose(rng).copied();
+        }
+        roll -= w;
+    }
+    unreachable!("the weights cover the roll")
+}
+
+impl RandomGame {
+    /// The header of a table script for this game: game, players, Battleplans.
+    pub fn script_header(&self) -> String {
+        let mut s = format!("# random En Prise game, seed {}\ngame = \"enprise\"\nplayers = [", self.seed);
+        s += &self.players.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+        s += "]\n\n[battleplan]\n";
+        for (c, plan) in self.players.iter().zip(&self.plans) {
+            let letters: Vec<String> = plan.iter().map(|p| p.letter().to_string()).collect();
+            s += &format!("{c} = \"{}\"\n", letters.join(" "));
+        }
+        s
+    }
+
+    /// The whole game as a table script: one step per action.
+    pub fn to_script(&self) -> String {
+        let mut s = self.script_header();
+        for t in &self.turns {
+            s.push('\n');
+            s += &step_toml(&t.table);
+        }
+        s
+    }
+}
+
+/// A mid-game position with about `cards` cards on the table, from a random
+/// game (for benchmarks). Tries seeds from `seed` up until one gets there.
+pub fn position_with_cards(seed: u64, n_players: usize, cards: usize) -> EnPrise {
+    for s in seed.. {
+        let g = random_game(s, n_players, 400);
+        if let Some(t) = g.turns.iter().find(|t| t.before.card_count() >= cards && t.before.outcome().is_none()) {
+            return t.before.clone();
+        }
+    }
+    unreachable!("some seed reaches any card count a game can reach")
+}

@@ -1,0 +1,70 @@
+//! The games arbiter referees, each behind the one [`Game`] trait the referee
+//! speaks. A game is pure state: no I/O, no devices, no screen.
+
+pub mod board;
+pub mod enprise;
+
+use crate::event::{EventBody, Flag, FlagKind};
+use crate::observation::Observation;
+use crate::table::{Change, Table};
+
+/// The referee's answer about one observation that differs from the table
+/// the game expects.
+#[derive(Clone, Debug)]
+pub enum Verdict<G> {
+    /// A legal action (or several, such as a king and its escape square):
+    /// the new state and the events to announce.
+    Advance { game: G, events: Vec<EventBody> },
+    /// The table shows something the rules forbid or a physical mistake. The
+    /// game stays where it was.
+    Flag(Flag),
+}
+
+/// One game's rules as the referee needs them. Implementations are values:
+/// `judge` never mutates, it returns the next state.
+pub trait Game: Clone + std::fmt::Debug {
+    /// The script name of the game (`enprise`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Player names in turn order.
+    fn players(&self) -> Vec<String>;
+
+    /// The table the players must leave now, in the board's frame.
+    fn table(&self) -> Table;
+
+    /// Whether a whole-table translation of an observation is no change (true
+    /// for every card game on a cloth; the camera or cloth may move).
+    fn translation_free(&self) -> bool {
+        true
+    }
+
+    /// Judges a settled table that differs from [`Game::table`] by `changes`
+    /// (never empty; in the board's frame, sorted row-major).
+    fn judge(&self, changes: &[Change]) -> Verdict<Self>;
+
+    /// Judges an observation that is not a table (a draw, a call, a roll).
+    fn judge_input(&self, input: &Observation) -> Verdict<Self> {
+        Verdict::Flag(Flag {
+            kind: FlagKind::Unexplained,
+            cells: vec![],
+            rule: "TABLE-SCRIPT".into(),
+            message: format!("{} does not use {} observations", self.name(), input.kind()),
+            player: None,
+        })
+    }
+
+    fn is_over(&self) -> bool;
+}
+
+/// A flag for changes no action explains, legal or not.
+pub fn unexplained(changes: &[Change], rule: &str, why: &str) -> Flag {
+    let cells: Vec<_> = changes.iter().map(|c| c.cell).collect();
+    let list = cells.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+    Flag {
+        kind: FlagKind::Unexplained,
+        cells,
+        rule: rule.into(),
+        message: format!("{why}: the cards at {list} match no action; put them back as they were"),
+        player: None,
+    }
+}

@@ -1,0 +1,259 @@
+//! The referee: holds one game and reconciles each settled observation with
+//! it, the way move-detecting chessboards do: never event by event, always
+//! the whole settled table against the tables the game allows.
+//!
+//! It is generic over [`Game`]: alignment (a whole-table shift is no change),
+//! holding the game after a flag, takebacks, mending and unreadable input are
+//! the same for every game; what an observed change *means* is the game's.
+
+use crate::event::{Event, EventBody, Flag, FlagKind, How};
+use crate::games::{Game, Verdict};
+use crate::observation::Observation;
+use crate::table::{Cell, Table, Token};
+
+/// Above this many differing cells an alignment is not worth judging: no
+/// action of any game changes that much at once.
+const MAX_JUDGED_DIFF: usize = 40;
+
+pub struct Referee<G: Game> {
+    game: G,
+    /// `game.table()`, cached: it is compared with every observation.
+    expected: Table,
+    /// The open flag, if the table shows something wrong. The game does not
+    /// advance until the table is mended or taken back.
+    open: Option<Flag>,
+    unreadable: Option<Flag>,
+    started: bool,
+}
+
+impl<G: Game> Referee<G> {
+    pub fn new(game: G) -> Self {
+        let expected = game.table();
+        Referee { game, expected, open: None, unreadable: None, started: false }
+    }
+
+    pub fn game(&self) -> &G {
+        &self.game
+    }
+
+    pub fn expected_table(&self) -> &Table {
+        &self.expected
+    }
+
+    pub fn open_flag(&self) -> Option<&Flag> {
+        self.open.as_ref().or(self.unreadable.as_ref())
+    }
+
+    /// The `game_started` event, once.
+    pub fn start(&mut self) -> Vec<Event> {
+        if self.started {
+            return vec![];
+        }
+        self.started = true;
+        vec![Event {
+            step: 0,
+            body: EventBody::GameStarted {
+                game: self.game.name().to_string(),
+                players: self.game.players(),
+            },
+        }]
+    }
+
+    /// Judges one observation; `step` stamps the events it causes.
+    pub fn observe(&mut self, step: usize, obs: &Observation) -> Vec<Event> {
+        let mut out = Vec::new();
+        let mut emit = |body| out.push(Event { step, body });
+        match obs {
+            Observation::Busy => {}
+            Observation::Table(table) => {
+                let unreadable = table.unreadable_cells();
+                if !unreadable.is_empty() {
+                    let flag = unreadable_flag(unreadable);
+                    if !self.unreadable.as_ref().is_some_and(|f| f.same_complaint(&flag)) {
+                        emit(EventBody::Flag(flag.clone()));
+                        self.unreadable = Some(flag);
+                    }
+                    return out;
+                }
+                if self.unreadable.take().is_some() {
+                    emit(EventBody::Cleared { kind: FlagKind::Unreadable, how: How::Mended });
+                }
+                let verdict = self.judge_table(table);
+                self.settle(verdict, &mut emit);
+            }
+            other => {
+                let verdict = Some(self.game.judge_input(other));
+                self.settle(verdict, &mut emit);
+            }
+        }
+        out
+    }
+
+    /// `None` means the table shows the expected position (up to a shift).
+    fn judge_table(&self, observed: &Table) -> Option<Verdict<G>> {
+        let offsets = self.candidate_offsets(observed);
+        let mut scored: Vec<(usize, Cell)> = offsets
+            .into_iter()
+            .map(|d| (self.expected.diff_count(observed, d, MAX_JUDGED_DIFF + 1), d))
+            .collect();
+        if scored.iter().any(|&(n, _)| n == 0) {
+            return None;
+        }
+        // A legal reading at no shift wins outright (the spec prefers no
+        // shift); otherwise fewest differing cells first, then no shift, then
+        // the smallest shift.
+        scored.sort_by_key(|&(n, d)| (!d.is_zero(), n, d.norm(), d));
+        let mut best: Option<((u8, usize, i32), Flag)> = None;
+        for &(n, d) in &scored {
+            if n > MAX_JUDGED_DIFF {
+                continue;
+            }
+            let changes = self.expected.diff(observed, d);
+            match self.game.judge(&changes) {
+                advance @ Verdict::Advance { .. } => return Some(advance),
+                Verdict::Flag(f) => {
+                    let key = (flag_rank(&f), n, d.norm());
+                    if best.as_ref().is_none_or(|(k, _)| key < *k) {
+                        best = Some((key, f));
+                    }
+                }
+            }
+        }
+        Some(Verdict::Flag(match best {
+            Some((_, f)) => f,
+            None => {
+                let (_, d) = scored.iter().min_by_key(|(n, d)| (*n, d.norm())).copied()?;
+                crate::games::unexplained(
+                    &self.expected.diff(observed, d),
+                    "TABLE",
+                    "Too much changed at once",
+                )
+            }
+        }))
+    }
+
+    /// The translations worth trying. Every action adds, removes or changes
+    /// only a few cards, so the first card of the expected table lands on
+    /// one of the first few cards of the observation, or the other way
+    /// round; when neither fits (a large upheaval), the translation that
+    /// matches the most cards.
+    fn candidate_offsets(&self, observed: &Table) -> Vec<Cell> {
+        let mut out = vec![Cell::default()];
+        if !self.game.translation_free() {
+            return out;
+        }
+        let (b, o) = (self.expected.cells(), observed.cells());
+        if b.is_empty() || o.is_empty() {
+            return out;
+        }
+        for i in 0..3.min(o.len()) {
+            out.push(b[0].0.minus(o[i].0));
+        }
+        for j in 0..3.min(b.len()) {
+            out.push(b[j].0.minus(o[0].0));
+        }
+        out.sort();
+        out.dedup();
+        let best = out
+            .iter()
+            .map(|&d| self.expected.diff_count(observed, d, 8))
+            .min()
+            .unwrap_or(0);
+        if best > 6 {
+            out.push(max_match_offset(&self.expected, observed));
+            out.dedup();
+        }
+        out
+    }
+
+    fn settle(&mut self, verdict: Option<Verdict<G>>, emit: &mut impl FnMut(EventBody)) {
+        match verdict {
+            None => {
+                if let Some(f) = self.open.take() {
+                    emit(EventBody::Cleared { kind: f.kind, how: How::TakenBack });
+                }
+            }
+            Some(Verdict::Advance { game, events }) => {
+                if let Some(f) = self.open.take() {
+                    emit(EventBody::Cleared { kind: f.kind, how: How::Mended });
+                }
+                for e in events {
+                    emit(e);
+                }
+                self.game = game;
+                self.expected = self.game.table();
+            }
+            Some(Verdict::Flag(flag)) => {
+                if !self.open.as_ref().is_some_and(|f| f.same_complaint(&flag)) {
+                    emit(EventBody::Flag(flag.clone()));
+                    self.open = Some(flag);
+                }
+            }
+        }
+    }
+}
+
+/// Physical slips first (they name the one step to mend), then explained
+/// illegal attempts, then changes nothing explains.
+fn flag_rank(f: &Flag) -> u8 {
+    if f.kind.is_physical_slip() {
+        0
+    } else if f.kind == FlagKind::Unexplained {
+        2
+    } else {
+        1
+    }
+}
+
+fn unreadable_flag(cells: Vec<Cell>) -> Flag {
+    let list = cells.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+    Flag {
+        kind: FlagKind::Unreadable,
+        cells,
+        rule: "INPUT".into(),
+        message: format!("Cannot read the card at {list}: straighten it or clear the view"),
+        player: None,
+    }
+}
+
+/// The translation under which the most cards coincide, preferring no shift
+/// and then the smallest.
+fn max_match_offset(expected: &Table, observed: &Table) -> Cell {
+    let mut counts: std::collections::HashMap<Cell, usize> = Default::default();
+    for (cb, tb) in expected.iter() {
+        for (co, to) in observed.iter() {
+            if tb == to && to != Token::Unreadable {
+                *counts.entry(cb.minus(co)).or_default() += 1;
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(d, n)| (n, std::cmp::Reverse((d.norm(), d))))
+        .map(|(d, _)| d)
+        .unwrap_or_default()
+}
+
+/// A referee whose game is chosen at run time (from a script or the command
+/// line). Outputs only need events.
+pub trait AnyReferee {
+    fn start(&mut self) -> Vec<Event>;
+    fn observe(&mut self, step: usize, obs: &Observation) -> Vec<Event>;
+    fn expected_table(&self) -> &Table;
+    fn is_over(&self) -> bool;
+}
+
+impl<G: Game> AnyReferee for Referee<G> {
+    fn start(&mut self) -> Vec<Event> {
+        Referee::start(self)
+    }
+    fn observe(&mut self, step: usize, obs: &Observation) -> Vec<Event> {
+        Referee::observe(self, step, obs)
+    }
+    fn expected_table(&self) -> &Table {
+        &self.expected
+    }
+    fn is_over(&self) -> bool {
+        self.game.is_over()
+    }
+}

@@ -1,0 +1,28 @@
+//! Replaying a table script through the referee: the headless core that
+//! `arbiter replay`, `arbiter watch --input script:` and the tests share.
+
+use crate::event::Event;
+use crate::games::enprise::EnPrise;
+use crate::referee::{AnyReferee, Referee};
+use crate::script::{GameKind, Script, ScriptError};
+
+/// A referee for the script's game and setup.
+pub fn referee_for(script: &Script) -> Result<Box<dyn AnyReferee>, ScriptError> {
+    match script.game {
+        GameKind::EnPrise => Ok(Box::new(Referee::new(EnPrise::from_script(script)?))),
+        other => Err(script.error(
+            1,
+            format!("{} is not refereed yet: this build referees enprise", other.name()),
+        )),
+    }
+}
+
+/// Every event of the script, in order: `game_started`, then each step's.
+pub fn replay(script: &Script) -> Result<Vec<Event>, ScriptError> {
+    let mut referee = referee_for(script)?;
+    let mut events = referee.start();
+    for (i, obs) in script.observations().enumerate() {
+        events.extend(referee.observe(i, obs));
+    }
+    Ok(events)
+}

@@ -1,0 +1,451 @@
+//! Table scripts (`spec/table-script.md`): a game's setup and the settled
+//! observations an input would report, in TOML.
+//!
+//! Loading validates everything a player or test author can get wrong and
+//! names the file and line of the first problem; a script that loads is
+//! well-formed, so replaying it cannot fail for reasons of form.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::observation::Observation;
+use crate::table::{Cell, Colour, Table};
+
+/// A problem in a script (or any TOML input), located.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct ScriptError {
+    pub file: String,
+    /// 1-based; 0 when the problem has no single line.
+    pub line: usize,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameKind {
+    EnPrise,
+    DoubleCross,
+    Twelve,
+    Enochian,
+}
+
+impl GameKind {
+    pub fn parse(s: &str) -> Option<GameKind> {
+        match s {
+            "enprise" => Some(GameKind::EnPrise),
+            "doublecross" => Some(GameKind::DoubleCross),
+            "twelve" => Some(GameKind::Twelve),
+            "enochian" => Some(GameKind::Enochian),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::EnPrise => "enprise",
+            GameKind::DoubleCross => "doublecross",
+            GameKind::Twelve => "twelve",
+            GameKind::Enochian => "enochian",
+        }
+    }
+}
+
+/// A value with the line it was written on, for errors found after parsing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Located<T> {
+    pub value: T,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Script {
+    /// The file name used in messages.
+    pub file: String,
+    pub game: GameKind,
+    pub players: Option<Located<Vec<Colour>>>,
+    pub options: Located<toml::Table>,
+    /// Each player's Battleplan text, by colour (En Prise).
+    pub battleplan: BTreeMap<Colour, Located<String>>,
+    pub start: Option<Start>,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Start {
+    pub table: Table,
+    pub to_move: Option<Colour>,
+    pub state: Located<toml::Table>,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Step {
+    /// 1-based line of the step's `[[step]]` header.
+    pub line: usize,
+    pub observation: Observation,
+    /// Expected events (subset match), as JSON objects.
+    pub expect: Vec<serde_json::Value>,
+}
+
+impl Script {
+    pub fn error(&self, line: usize, message: impl fmt::Display) -> ScriptError {
+        ScriptError { file: self.file.clone(), line, message: message.to_string() }
+    }
+
+    pub fn load(path: &Path) -> Result<Script, ScriptError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScriptError {
+            file: file.clone(),
+            line: 0,
+            message: format!("cannot read the script: {e}"),
+        })?;
+        Script::parse(&file, &text)
+    }
+
+    pub fn parse(file: &str, text: &str) -> Result<Script, ScriptError> {
+        let lines = LineIndex::new(text);
+        let err = |line: usize, message: String| ScriptError { file: file.to_string(), line, message };
+        let raw: RawScript = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| lines.line_of(s.start)).unwrap_or(0);
+            err(line, e.message().trim().to_string())
+        })?;
+
+        let game = GameKind::parse(raw.game.get_ref()).ok_or_else(|| {
+            err(
+                lines.line_of(raw.game.span().start),
+                format!(
+                    "unknown game {:?} (one of enprise, doublecross, twelve, enochian)",
+                    raw.game.get_ref()
+                ),
+            )
+        })?;
+
+        let players = match raw.players {
+            None => None,
+            Some(p) => {
+                let line = lines.line_of(p.span().start);
+                let mut colours = Vec::new();
+                for name in p.get_ref() {
+                    let c = Colour::from_name(name).ok_or_else(|| {
+                        err(line, format!(
+                            "unknown player colour {name:?} (white, black, red, blue or yellow)"
+                        ))
+                    })?;
+                    if colours.contains(&c) {
+                        return Err(err(line, format!("player {name:?} is listed twice")));
+                    }
+                    colours.push(c);
+                }
+                Some(Located { value: colours, line })
+            }
+        };
+
+        let options = match raw.options {
+            None => Located { value: toml::Table::new(), line: 0 },
+            Some(o) => Located { line: lines.line_of(o.span().start), value: o.into_inner() },
+        };
+
+        let mut battleplan = BTreeMap::new();
+        if let Some(bp) = raw.battleplan {
+            for (name, plan) in bp.into_inner() {
+                let line = lines.line_of(plan.span().start);
+                let c = Colour::from_name(&name).ok_or_else(|| {
+                    err(line, format!("[battleplan] names an unknown colour {name:?}"))
+                })?;
+                battleplan.insert(c, Located { value: plan.into_inner(), line });
+            }
+        }
+
+        let start = match raw.start {
+            None => None,
+            Some(s) => {
+                let line = lines.line_of(s.span().start);
+                let s = s.into_inner();
+                let origin = s.origin.map(|[c, r]| Cell::new(c, r)).unwrap_or_default();
+                let table = grid(&lines, text, &s.table, origin).map_err(|(l, m)| err(l, m))?;
+                let to_move = match s.to_move {
+                    None => None,
+                    Some(name) => Some(Colour::from_name(&name).ok_or_else(|| {
+                        err(line, format!("[start] to_move names an unknown colour {name:?}"))
+                    })?),
+                };
+                let state = match s.state {
+                    None => Located { value: toml::Table::new(), line },
+                    Some(st) => {
+                        Located { line: lines.line_of(st.span().start), value: st.into_inner() }
+                    }
+                };
+                Some(Start { table, to_move, state, line })
+            }
+        };
+
+        let mut steps = Vec::with_capacity(raw.step.len());
+        for (i, s) in raw.step.into_iter().enumerate() {
+            let line = lines.line_of(s.span().start);
+            steps.push(step(&lines, text, s.into_inner(), line).map_err(|(l, m)| {
+                err(l, format!("step {i}: {m}"))
+            })?);
+        }
+
+        Ok(Script {
+            file: file.to_string(),
+            game,
+            players,
+            options,
+            battleplan,
+            start,
+            steps,
+        })
+    }
+
+    /// The observations in order, for inputs that replay the script.
+    pub fn observations(&self) -> impl Iterator<Item = &Observation> {
+        self.steps.iter().map(|s| &s.observation)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScript {
+    game: Spanned<String>,
+    players: Option<Spanned<Vec<String>>>,
+    options: Option<Spanned<toml::Table>>,
+    battleplan: Option<Spanned<BTreeMap<String, Spanned<String>>>>,
+    start: Option<Spanned<RawStart>>,
+    #[serde(default)]
+    step: Vec<Spanned<RawStep>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStart {
+    table: Spanned<String>,
+    origin: Option<[i32; 2]>,
+    to_move: Option<String>,
+    state: Option<Spanned<toml::Table>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    table: Option<Spanned<String>>,
+    origin: Option<[i32; 2]>,
+    busy: Option<bool>,
+    draw: Option<String>,
+    call: Option<String>,
+    by: Option<String>,
+    roll: Option<i64>,
+    thrones: Option<toml::Table>,
+    expect: Option<Vec<toml::Value>>,
+}
+
+const EVENT_NAMES: [&str; 9] = [
+    "game_started",
+    "action",
+    "flag",
+    "cleared",
+    "check",
+    "checkmate",
+    "eliminated",
+    "game_over",
+    "notice",
+];
+
+type Located2<T> = Result<T, (usize, String)>;
+
+fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step> {
+    let kinds = [
+        s.table.is_some(),
+        s.busy.is_some(),
+        s.draw.is_some(),
+        s.call.is_some(),
+        s.roll.is_some(),
+    ];
+    match kinds.iter().filter(|k| **k).count() {
+        0 => {
+            return Err((line, "a step needs one of table, busy, draw, call or roll".into()));
+        }
+        1 => {}
+        _ => {
+            return Err((
+                line,
+                "a step has exactly one of table, busy, draw, call or roll".into(),
+            ));
+        }
+    }
+    if s.origin.is_some() && s.table.is_none() {
+        return Err((line, "origin belongs with a table".into()));
+    }
+    if s.by.is_some() && s.call.is_none() {
+        return Err((line, "by belongs with a call".into()));
+    }
+    if s.thrones.is_some() && s.table.is_none() {
+        return Err((line, "thrones belongs with a table".into()));
+    }
+    if s.thrones.is_some() {
+        return Err((line, "thrones are read by Enochian Chess, not yet refereed".into()));
+    }
+    let observation = if let Some(t) = &s.table {
+        let origin = s.origin.map(|[c, r]| Cell::new(c, r)).unwrap_or_default();
+        Observation::Table(grid(lines, text, t, origin)?)
+    } else if let Some(b) = s.busy {
+        if !b {
+            return Err((line, "busy = false says nothing; leave the step out".into()));
+        }
+        Observation::Busy
+    } else if let Some(d) = s.draw {
+        Observation::Draw(d)
+    } else if let Some(c) = s.call {
+        Observation::Call { call: c, by: s.by }
+    } else {
+        let r = s.roll.unwrap_or_default();
+        let r = u8::try_from(r)
+            .ok()
+            .filter(|r| (1..=6).contains(r))
+            .ok_or((line, format!("roll = {r}: a die shows 1 to 6")))?;
+        Observation::Roll(r)
+    };
+    let mut expect = Vec::new();
+    for v in s.expect.unwrap_or_default() {
+        let json = serde_json::to_value(&v).map_err(|e| (line, format!("expect: {e}")))?;
+        let name = json.get("event").and_then(|e| e.as_str());
+        match name {
+            Some(n) if EVENT_NAMES.contains(&n) => {}
+            Some(n) => return Err((line, format!("expect names an unknown event {n:?}"))),
+            None => return Err((line, "each expect entry needs an \"event\"".into())),
+        }
+        expect.push(json);
+    }
+    Ok(Step { line, observation, expect })
+}
+
+/// Parses a grid string, mapping errors to the file line of the offending row.
+fn grid(lines: &LineIndex, text: &str, s: &Spanned<String>, origin: Cell) -> Located2<Table> {
+    Table::parse_grid(s.get_ref(), origin).map_err(|e| {
+        let first = content_first_line(lines, text, s.span());
+        (first + e.line, e.message)
+    })
+}
+
+/// The file line of the first line of a string's content: a multi-line
+/// string drops the newline right after its opening quotes.
+fn content_first_line(lines: &LineIndex, text: &str, span: Range<usize>) -> usize {
+    let line = lines.line_of(span.start);
+    let raw = text.get(span).unwrap_or("");
+    let after_quotes = raw.strip_prefix("\"\"\"").or_else(|| raw.strip_prefix("'''"));
+    match after_quotes {
+        Some(rest) if rest.starts_with('\n') || rest.starts_with("\r\n") => line + 1,
+        _ => line,
+    }
+}
+
+/// Byte offset to 1-based line number.
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
+}
+
+/// Writes a table as the grid text of a script step, with its origin.
+pub fn step_toml(table: &Table) -> String {
+    let (origin, grid) = table.to_grid();
+    format!(
+        "[[step]]\norigin = [{}, {}]\ntable = \"\"\"\n{grid}\"\"\"\n",
+        origin.col, origin.row
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"game = "enprise"
+players = ["white", "black"]
+
+[battleplan]
+white = "N P P B Q R P P N P B P R P P"
+black = "P N P P B Q P R P N P B P R P"
+
+[[step]]
+table = """
+wN
+"""
+expect = [{ event = "action", to = [0, 0] }]
+
+[[step]]
+origin = [-1, 0]
+table = """
+bP wN
+"""
+"#;
+
+    #[test]
+    fn loads_setup_steps_and_expectations() {
+        let s = Script::parse("t.toml", GOOD).unwrap();
+        assert_eq!(s.game, GameKind::EnPrise);
+        assert_eq!(s.players.unwrap().value, vec![Colour::White, Colour::Black]);
+        assert_eq!(s.battleplan[&Colour::Black].line, 6);
+        assert_eq!(s.steps.len(), 2);
+        assert_eq!(s.steps[0].line, 8);
+        assert_eq!(s.steps[0].expect[0]["to"], serde_json::json!([0, 0]));
+        let Observation::Table(t) = &s.steps[1].observation else { panic!() };
+        assert!(t.get(Cell::new(-1, 0)).is_some());
+    }
+
+    fn error_of(text: &str) -> ScriptError {
+        Script::parse("bad.toml", text).unwrap_err()
+    }
+
+    #[test]
+    fn a_bad_token_names_the_line_of_its_row() {
+        let text = GOOD.replace("bP wN", "bP wX");
+        let e = error_of(&text);
+        assert_eq!(e.line, 18, "{e}");
+        assert!(e.to_string().starts_with("bad.toml:18: step 1:"), "{e}");
+    }
+
+    #[test]
+    fn unknown_keys_and_games_are_rejected_with_their_line() {
+        let e = error_of(&GOOD.replace("[[step]]\norigin", "[[step]]\norign"));
+        assert_eq!(e.line, 15, "{e}");
+        assert!(e.message.contains("orign"), "{e}");
+        let e = error_of(&GOOD.replace("\"enprise\"", "\"chess\""));
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("unknown game"), "{e}");
+    }
+
+    #[test]
+    fn ragged_grids_and_double_steps_are_rejected() {
+        let e = error_of(&GOOD.replace("bP wN\n", "bP wN\n##\n"));
+        assert_eq!(e.line, 19, "{e}");
+        assert!(e.message.contains("ragged"));
+        let e = error_of(&GOOD.replace("[[step]]\norigin = [-1, 0]", "[[step]]\nbusy = true"));
+        assert!(e.message.contains("exactly one"), "{e}");
+        let e = error_of(&GOOD.replace("event = \"action\"", "event = \"acton\""));
+        assert!(e.message.contains("acton"), "{e}");
+    }
+
+    #[test]
+    fn not_toml_at_all_is_an_error_not_a_panic() {
+        let e = error_of("game = \"enprise\"\n[[step]\n");
+        assert_eq!(e.line, 2, "{e}");
+    }
+}
