@@ -1,0 +1,243 @@
+//! Property tests over random legal En Prise games.
+//!
+//! - Written out as table scripts, they replay with zero flags and the same
+//!   actions, in the board's frame and under random whole-table shifts.
+//! - Every listed legal action passes `check`, and the referee reads its
+//!   table as exactly that action.
+//! - One physical mistake injected (SWAP dropped, FLIP dropped, card out of
+//!   order, knight across a gap, placement touching nothing, piece placed
+//!   next to an enemy king) is flagged with the right kind and cell, and the
+//!   game goes on once the table is mended.
+
+use arbiter::event::{Event, EventBody};
+use arbiter::games::enprise::random::{random_game, RandomGame};
+use arbiter::games::enprise::{Action, EnPrise, Sq};
+use arbiter::referee::Referee;
+use arbiter::replay::replay;
+use arbiter::script::Script;
+use arbiter::observation::Observation;
+use arbiter::table::{Card, Cell, Piece, Table, Token};
+use proptest::prelude::*;
+
+fn actions_of(events: &[Event]) -> Vec<(usize, String, String, Option<Card>)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Action(a) if a.action != "pass" => Some((e.step, a.player.clone(), a.action.clone(), a.card)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn flags(events: &[Event]) -> Vec<&Event> {
+    events.iter().filter(|e| matches!(e.body, EventBody::Flag(_))).collect()
+}
+
+fn players_for(seed: u64) -> usize {
+    2 + (seed % 3) as usize
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A random legal game, written as a script, replays with no flag, the
+    /// same actions at the same cells, and the same checks and ending.
+    #[test]
+    fn legal_games_replay_with_zero_flags(seed in any::<u64>()) {
+        let game = random_game(seed, players_for(seed), 200);
+        let text = game.to_script();
+        let script = Script::parse("random.toml", &text).expect("a generated script loads");
+        let events = replay(&script).expect("a generated script starts");
+        prop_assert!(flags(&events).is_empty(), "seed {seed}: {:?}\n{text}", flags(&events));
+        let want: Vec<EventBody> = game.turns.iter().flat_map(|t| t.events.clone()).collect();
+        let got: Vec<EventBody> = events.iter().skip(1).map(|e| e.body.clone()).collect();
+        prop_assert_eq!(got, want, "seed {}", seed);
+    }
+
+    /// The same game with every observation shifted by a random offset (the
+    /// camera moved) replays with no flag and the same actions.
+    #[test]
+    fn shifted_observations_change_nothing(seed in any::<u64>(), shifts in prop::collection::vec((-3i32..=3, -3i32..=3), 200)) {
+        let game = random_game(seed, players_for(seed), 120);
+        let mut referee = Referee::new(EnPrise::new(&game.players, game.plans.clone(), Default::default()));
+        let mut events = Vec::new();
+        for (i, t) in game.turns.iter().enumerate() {
+            let (dc, dr) = shifts[i % shifts.len()];
+            events.extend(referee.observe(i, &Observation::Table(t.table.shifted(Cell::new(dc, dr)))));
+        }
+        prop_assert!(flags(&events).is_empty(), "seed {seed}: {:?}", flags(&events));
+        let want: Vec<(String, String)> = game.turns.iter().map(|t| (t.action.player().name().to_string(), t.action.name().to_string())).collect();
+        let got: Vec<(String, String)> = actions_of(&events).into_iter().map(|(_, p, a, _)| (p, a)).collect();
+        prop_assert_eq!(got, want);
+    }
+
+    /// Legal actions are legal: `check` accepts every listed action, and the
+    /// referee recognises each one's table as that very action.
+    #[test]
+    fn legals_are_legal_and_recognised(seed in any::<u64>()) {
+        let game = random_game(seed, players_for(seed), 150);
+        for t in game.turns.iter().step_by(7) {
+            let before = &t.before;
+            for a in before.legal_actions() {
+                prop_assert_eq!(before.check(a), Ok(()), "seed {}: {} listed but refused", seed, a);
+            }
+            // The chosen action's table is read as that action.
+            let applied = before.apply(t.action);
+            let changes = before.table().diff(&applied.state.table(), Cell::default());
+            match arbiter::games::Game::judge(before, &changes) {
+                arbiter::games::Verdict::Advance { events, .. } => {
+                    let first = events.iter().find(|e| matches!(e, EventBody::Action(a) if a.action != "pass"));
+                    prop_assert_eq!(first, Some(&t.action.event()));
+                }
+                arbiter::games::Verdict::Flag(f) => prop_assert!(false, "seed {seed}: {} flagged: {f:?}", t.action),
+            }
+        }
+    }
+}
+
+/// The physical mistakes the property test injects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mistake {
+    DropSwap,
+    DropFlip,
+    OutOfOrder,
+    KnightAcrossGap,
+    TouchingNothing,
+    NextToEnemyKing,
+}
+
+/// One mistake injected into a game: the wrong table shown instead of the
+/// table of turn `at`, and the flag kind and cell it must raise.
+struct Injection {
+    at: usize,
+    wrong: Table,
+    kind: &'static str,
+    cell: Cell,
+}
+
+fn inject(game: &RandomGame, mistake: Mistake, pick: usize) -> Option<Injection> {
+    let n = game.turns.len();
+    (0..n).map(|k| (k + pick) % n).find_map(|at| {
+        let t = &game.turns[at];
+        let before = &t.before;
+        let mut wrong = before.table();
+        let (kind, cell) = match (mistake, t.action) {
+            (Mistake::DropSwap, Action::Move { card, from, to, captured: None, .. }) => {
+                wrong.set(from, None);
+                wrong.set(to, Some(Token::Up(card)));
+                ("missed_swap", from)
+            }
+            (Mistake::DropFlip, Action::Move { card, from, to, captured: Some(c), .. }) => {
+                wrong.set(from, Some(Token::Up(c)));
+                wrong.set(to, Some(Token::Up(card)));
+                ("missed_flip", from)
+            }
+            (Mistake::OutOfOrder, Action::Place { card, to, down: false, .. }) => {
+                let other = [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight, Piece::Pawn]
+                    .into_iter()
+                    .find(|&p| p != card.piece)?;
+                wrong.set(to, Some(Token::Up(Card::new(card.colour, other))));
+                ("wrong_card", to)
+            }
+            (Mistake::KnightAcrossGap, _) if !before.escape_pending() => {
+                let (from, to, card) = knight_across_gap(before)?;
+                wrong.set(from, Some(Token::Down));
+                wrong.set(to, Some(Token::Up(card)));
+                ("illegal_move", from)
+            }
+            (Mistake::TouchingNothing, Action::Place { card, down, .. }) if !before.escape_pending() && before.card_count() > 0 => {
+                let (lo, _) = wrong.bounds()?;
+                let far = lo.offset(-3, -3);
+                wrong.set(far, Some(if down { Token::Down } else { Token::Up(card) }));
+                ("illegal_placement", far)
+            }
+            (Mistake::NextToEnemyKing, Action::Place { card, down: false, .. }) if !before.escape_pending() => {
+                let cell = beside_enemy_king(before, card)?;
+                wrong.set(cell, Some(Token::Up(card)));
+                ("illegal_placement", cell)
+            }
+            _ => return None,
+        };
+        Some(Injection { at, wrong, kind, cell })
+    })
+}
+
+/// A knight of the player to move with a leap to an existing square whose
+/// two L routes both have a gap.
+fn knight_across_gap(g: &EnPrise) -> Option<(Cell, Cell, Card)> {
+    let me = g.to_move();
+    let table = g.table();
+    for (from, tok) in table.iter() {
+        let Token::Up(card) = tok else { continue };
+        if card.colour != me || card.piece != Piece::Knight {
+            continue;
+        }
+        for (dc, dr) in [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)] {
+            let to = from.offset(dc, dr);
+            let dest_ok = match g.at(to) {
+                Sq::Vacant => true,
+                Sq::Piece(c) => c.colour != me && c.piece != Piece::King,
+                Sq::Empty => false,
+            };
+            let routes = arbiter::games::board::knight_routes((dc, dr));
+            let broken = routes.iter().all(|r| r.iter().any(|&(c, rr)| !g.at(from.offset(c, rr)).exists()));
+            if dest_ok && broken {
+                return Some((from, to, card));
+            }
+        }
+    }
+    None
+}
+
+/// An empty or vacant cell touching an opponent's king where `card` would
+/// otherwise be a fine placement (touching the board, not covering a piece).
+fn beside_enemy_king(g: &EnPrise, card: Card) -> Option<Cell> {
+    g.player_colours().iter().filter(|&&c| c != card.colour).find_map(|&c| {
+        let k = g.king_cell(c)?;
+        arbiter::games::board::DIRECTIONS.iter().map(|&(dc, dr)| k.offset(dc, dr)).find(|&cell| {
+            !matches!(g.at(cell), Sq::Piece(_))
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Each injected mistake is flagged with the right kind and cell; once the
+    /// table shows the right position the flag clears and the rest of the
+    /// game replays with no further flag.
+    #[test]
+    fn injected_mistakes_are_flagged_and_recover(seed in any::<u64>(), which in 0usize..6, pick in any::<usize>()) {
+        let mistakes = [Mistake::DropSwap, Mistake::DropFlip, Mistake::OutOfOrder, Mistake::KnightAcrossGap, Mistake::TouchingNothing, Mistake::NextToEnemyKing];
+        let game = random_game(seed, players_for(seed), 200);
+        // Try the chosen mistake first, then the others, so each case injects one.
+        let found = (0..6).map(|k| mistakes[(which + k) % 6]).find_map(|m| inject(&game, m, pick).map(|inj| (m, inj)));
+        let Some((mistake, inj)) = found else { return Ok(()) };
+        let mut referee = Referee::new(EnPrise::new(&game.players, game.plans.clone(), Default::default()));
+        let mut step = 0;
+        let mut observe = |table: &Table| {
+            let ev = referee.observe(step, &Observation::Table(table.clone()));
+            step += 1;
+            ev
+        };
+        for t in &game.turns[..inj.at] {
+            prop_assert!(flags(&observe(&t.table)).is_empty());
+        }
+        let ev = observe(&inj.wrong);
+        let fl = flags(&ev);
+        prop_assert_eq!(fl.len(), 1, "seed {} {:?}: {:?}", seed, mistake, ev);
+        let EventBody::Flag(f) = &fl[0].body else { unreachable!() };
+        prop_assert_eq!(f.kind.as_str(), inj.kind, "seed {} {:?}: {:?}", seed, mistake, f);
+        prop_assert!(f.cells.contains(&inj.cell), "seed {seed} {mistake:?}: {f:?} should name {:?}", inj.cell);
+        // Mended: the table the action should have left.
+        let ev = observe(&game.turns[inj.at].table);
+        prop_assert!(ev.iter().any(|e| matches!(&e.body, EventBody::Cleared { .. })), "seed {seed} {mistake:?}: not cleared: {ev:?}");
+        prop_assert!(flags(&ev).is_empty());
+        for t in &game.turns[inj.at + 1..] {
+            prop_assert!(flags(&observe(&t.table)).is_empty(), "seed {seed}: flag after mending");
+        }
+        INJECTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+static INJECTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
