@@ -208,20 +208,40 @@ impl fmt::Display for Event {
                 write!(f, "game started: {game}, {}", players.join(", "))
             }
             EventBody::Action(a) => {
-                write!(f, "{} {}", a.player, a.action.replace('_', " "))?;
-                if let Some(c) = a.card {
-                    write!(f, " {c}")?;
+                let p = &a.player;
+                let card = a.card.map(|c| c.to_string()).unwrap_or_default();
+                let at = |c: Option<Cell>| c.map(|c| c.to_string()).unwrap_or_default();
+                match a.action.as_str() {
+                    "place" => write!(f, "{p} places {card} at {}", at(a.to)),
+                    "place_vacant" => {
+                        write!(f, "{p} places {card} face-down (a vacant square) at {}", at(a.to))
+                    }
+                    "occupy" => write!(f, "{p} places {card} on the vacant square {}", at(a.to)),
+                    "move" => write!(f, "{p} moves {card} {} -> {}", at(a.from), at(a.to)),
+                    "capture" => write!(
+                        f,
+                        "{p} captures {} with {card} {} -> {}",
+                        a.captured.map(|c| c.to_string()).unwrap_or_default(),
+                        at(a.from),
+                        at(a.to)
+                    ),
+                    "summon_king" => write!(f, "{p} summons the king {card} at {}", at(a.to)),
+                    "escape_square" => write!(f, "{p} places an escape square at {}", at(a.to)),
+                    "pass" => write!(f, "{p} passes (no legal action)"),
+                    other => {
+                        write!(f, "{p} {}", other.replace('_', " "))?;
+                        if a.card.is_some() {
+                            write!(f, " {card}")?;
+                        }
+                        if a.from.is_some() {
+                            write!(f, " from {}", at(a.from))?;
+                        }
+                        if a.to.is_some() {
+                            write!(f, " to {}", at(a.to))?;
+                        }
+                        Ok(())
+                    }
                 }
-                if let Some(c) = a.from {
-                    write!(f, " from {c}")?;
-                }
-                if let Some(c) = a.to {
-                    write!(f, " to {c}")?;
-                }
-                if let Some(c) = a.captured {
-                    write!(f, " capturing {c}")?;
-                }
-                Ok(())
             }
             EventBody::Flag(fl) => write!(
                 f,
