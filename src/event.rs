@@ -196,7 +196,10 @@ impl Event {
 }
 
 fn cells(cs: &[Cell]) -> String {
-    cs.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
+    cs.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl fmt::Display for Event {
@@ -214,7 +217,11 @@ impl fmt::Display for Event {
                 match a.action.as_str() {
                     "place" => write!(f, "{p} places {card} at {}", at(a.to)),
                     "place_vacant" => {
-                        write!(f, "{p} places {card} face-down (a vacant square) at {}", at(a.to))
+                        write!(
+                            f,
+                            "{p} places {card} face-down (a vacant square) at {}",
+                            at(a.to)
+                        )
                     }
                     "occupy" => write!(f, "{p} places {card} on the vacant square {}", at(a.to)),
                     "move" => write!(f, "{p} moves {card} {} -> {}", at(a.from), at(a.to)),
@@ -259,7 +266,11 @@ impl fmt::Display for Event {
                 write!(f, "cleared {} ({how})", kind.as_str())
             }
             EventBody::Check { player, attackers } => {
-                write!(f, "CHECK: {player}'s king is attacked from {}", cells(attackers))
+                write!(
+                    f,
+                    "CHECK: {player}'s king is attacked from {}",
+                    cells(attackers)
+                )
             }
             EventBody::Checkmate { player } => write!(f, "CHECKMATE: {player}"),
             EventBody::Eliminated { player } => write!(f, "{player} is eliminated"),

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 
 use arbiter::event::Event;
@@ -17,7 +17,11 @@ const DEMO: &str = include_str!("../fixtures/scenarios/enprise/demo.toml");
 const DEMO_NAME: &str = "fixtures/scenarios/enprise/demo.toml (bundled)";
 
 #[derive(Parser)]
-#[command(name = "arbiter", version, about = "A referee for chess card games played on a real table")]
+#[command(
+    name = "arbiter",
+    version,
+    about = "A referee for chess card games played on a real table"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -78,7 +82,9 @@ fn run(cli: Cli) -> Result<(), BadInput> {
 fn script_input(input: &str) -> anyhow::Result<&Path> {
     match input.split_once(':') {
         Some(("script", file)) if !file.is_empty() => Ok(Path::new(file)),
-        Some((kind, _)) => bail!("--input {input}: unknown input kind {kind:?} (this build reads script:FILE)"),
+        Some((kind, _)) => {
+            bail!("--input {input}: unknown input kind {kind:?} (this build reads script:FILE)")
+        }
         None => bail!("--input {input}: write the input as KIND:WHERE, such as script:game.toml"),
     }
 }

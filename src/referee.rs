@@ -29,7 +29,13 @@ pub struct Referee<G: Game> {
 impl<G: Game> Referee<G> {
     pub fn new(game: G) -> Self {
         let expected = game.table();
-        Referee { game, expected, open: None, unreadable: None, started: false }
+        Referee {
+            game,
+            expected,
+            open: None,
+            unreadable: None,
+            started: false,
+        }
     }
 
     pub fn game(&self) -> &G {
@@ -69,14 +75,21 @@ impl<G: Game> Referee<G> {
                 let unreadable = table.unreadable_cells();
                 if !unreadable.is_empty() {
                     let flag = unreadable_flag(unreadable);
-                    if !self.unreadable.as_ref().is_some_and(|f| f.same_complaint(&flag)) {
+                    if !self
+                        .unreadable
+                        .as_ref()
+                        .is_some_and(|f| f.same_complaint(&flag))
+                    {
                         emit(EventBody::Flag(flag.clone()));
                         self.unreadable = Some(flag);
                     }
                     return out;
                 }
                 if self.unreadable.take().is_some() {
-                    emit(EventBody::Cleared { kind: FlagKind::Unreadable, how: How::Mended });
+                    emit(EventBody::Cleared {
+                        kind: FlagKind::Unreadable,
+                        how: How::Mended,
+                    });
                 }
                 let verdict = self.judge_table(table);
                 self.settle(verdict, &mut emit);
@@ -94,7 +107,12 @@ impl<G: Game> Referee<G> {
         let offsets = self.candidate_offsets(observed);
         let mut scored: Vec<(usize, Cell)> = offsets
             .into_iter()
-            .map(|d| (self.expected.diff_count(observed, d, MAX_JUDGED_DIFF + 1), d))
+            .map(|d| {
+                (
+                    self.expected.diff_count(observed, d, MAX_JUDGED_DIFF + 1),
+                    d,
+                )
+            })
             .collect();
         if scored.iter().any(|&(n, _)| n == 0) {
             return None;
@@ -146,12 +164,8 @@ impl<G: Game> Referee<G> {
         if b.is_empty() || o.is_empty() {
             return out;
         }
-        for i in 0..3.min(o.len()) {
-            out.push(b[0].0.minus(o[i].0));
-        }
-        for j in 0..3.min(b.len()) {
-            out.push(b[j].0.minus(o[0].0));
-        }
+        out.extend(o.iter().take(3).map(|(c, _)| b[0].0.minus(*c)));
+        out.extend(b.iter().take(3).map(|(c, _)| c.minus(o[0].0)));
         out.sort();
         out.dedup();
         let best = out
@@ -170,12 +184,18 @@ impl<G: Game> Referee<G> {
         match verdict {
             None => {
                 if let Some(f) = self.open.take() {
-                    emit(EventBody::Cleared { kind: f.kind, how: How::TakenBack });
+                    emit(EventBody::Cleared {
+                        kind: f.kind,
+                        how: How::TakenBack,
+                    });
                 }
             }
             Some(Verdict::Advance { game, events }) => {
                 if let Some(f) = self.open.take() {
-                    emit(EventBody::Cleared { kind: f.kind, how: How::Mended });
+                    emit(EventBody::Cleared {
+                        kind: f.kind,
+                        how: How::Mended,
+                    });
                 }
                 for e in events {
                     emit(e);
@@ -206,7 +226,11 @@ fn flag_rank(f: &Flag) -> u8 {
 }
 
 fn unreadable_flag(cells: Vec<Cell>) -> Flag {
-    let list = cells.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+    let list = cells
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     Flag {
         kind: FlagKind::Unreadable,
         cells,

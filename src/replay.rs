@@ -12,7 +12,10 @@ pub fn referee_for(script: &Script) -> Result<Box<dyn AnyReferee>, ScriptError> 
         GameKind::EnPrise => Ok(Box::new(Referee::new(EnPrise::from_script(script)?))),
         other => Err(script.error(
             1,
-            format!("{} is not refereed yet: this build referees enprise", other.name()),
+            format!(
+                "{} is not refereed yet: this build referees enprise",
+                other.name()
+            ),
         )),
     }
 }

@@ -94,7 +94,11 @@ pub struct Step {
 
 impl Script {
     pub fn error(&self, line: usize, message: impl fmt::Display) -> ScriptError {
-        ScriptError { file: self.file.clone(), line, message: message.to_string() }
+        ScriptError {
+            file: self.file.clone(),
+            line,
+            message: message.to_string(),
+        }
     }
 
     pub fn load(path: &Path) -> Result<Script, ScriptError> {
@@ -109,7 +113,11 @@ impl Script {
 
     pub fn parse(file: &str, text: &str) -> Result<Script, ScriptError> {
         let lines = LineIndex::new(text);
-        let err = |line: usize, message: String| ScriptError { file: file.to_string(), line, message };
+        let err = |line: usize, message: String| ScriptError {
+            file: file.to_string(),
+            line,
+            message,
+        };
         let raw: RawScript = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| lines.line_of(s.start)).unwrap_or(0);
             err(line, e.message().trim().to_string())
@@ -125,29 +133,39 @@ impl Script {
             )
         })?;
 
-        let players = match raw.players {
-            None => None,
-            Some(p) => {
-                let line = lines.line_of(p.span().start);
-                let mut colours = Vec::new();
-                for name in p.get_ref() {
-                    let c = Colour::from_name(name).ok_or_else(|| {
+        let players =
+            match raw.players {
+                None => None,
+                Some(p) => {
+                    let line = lines.line_of(p.span().start);
+                    let mut colours = Vec::new();
+                    for name in p.get_ref() {
+                        let c = Colour::from_name(name).ok_or_else(|| {
                         err(line, format!(
                             "unknown player colour {name:?} (white, black, red, blue or yellow)"
                         ))
                     })?;
-                    if colours.contains(&c) {
-                        return Err(err(line, format!("player {name:?} is listed twice")));
+                        if colours.contains(&c) {
+                            return Err(err(line, format!("player {name:?} is listed twice")));
+                        }
+                        colours.push(c);
                     }
-                    colours.push(c);
+                    Some(Located {
+                        value: colours,
+                        line,
+                    })
                 }
-                Some(Located { value: colours, line })
-            }
-        };
+            };
 
         let options = match raw.options {
-            None => Located { value: toml::Table::new(), line: 0 },
-            Some(o) => Located { line: lines.line_of(o.span().start), value: o.into_inner() },
+            None => Located {
+                value: toml::Table::new(),
+                line: 0,
+            },
+            Some(o) => Located {
+                line: lines.line_of(o.span().start),
+                value: o.into_inner(),
+            },
         };
 
         let mut battleplan = BTreeMap::new();
@@ -155,9 +173,18 @@ impl Script {
             for (name, plan) in bp.into_inner() {
                 let line = lines.line_of(plan.span().start);
                 let c = Colour::from_name(&name).ok_or_else(|| {
-                    err(line, format!("[battleplan] names an unknown colour {name:?}"))
+                    err(
+                        line,
+                        format!("[battleplan] names an unknown colour {name:?}"),
+                    )
                 })?;
-                battleplan.insert(c, Located { value: plan.into_inner(), line });
+                battleplan.insert(
+                    c,
+                    Located {
+                        value: plan.into_inner(),
+                        line,
+                    },
+                );
             }
         }
 
@@ -171,25 +198,38 @@ impl Script {
                 let to_move = match s.to_move {
                     None => None,
                     Some(name) => Some(Colour::from_name(&name).ok_or_else(|| {
-                        err(line, format!("[start] to_move names an unknown colour {name:?}"))
+                        err(
+                            line,
+                            format!("[start] to_move names an unknown colour {name:?}"),
+                        )
                     })?),
                 };
                 let state = match s.state {
-                    None => Located { value: toml::Table::new(), line },
-                    Some(st) => {
-                        Located { line: lines.line_of(st.span().start), value: st.into_inner() }
-                    }
+                    None => Located {
+                        value: toml::Table::new(),
+                        line,
+                    },
+                    Some(st) => Located {
+                        line: lines.line_of(st.span().start),
+                        value: st.into_inner(),
+                    },
                 };
-                Some(Start { table, to_move, state, line })
+                Some(Start {
+                    table,
+                    to_move,
+                    state,
+                    line,
+                })
             }
         };
 
         let mut steps = Vec::with_capacity(raw.step.len());
         for (i, s) in raw.step.into_iter().enumerate() {
             let line = lines.line_of(s.span().start);
-            steps.push(step(&lines, text, s.into_inner(), line).map_err(|(l, m)| {
-                err(l, format!("step {i}: {m}"))
-            })?);
+            steps.push(
+                step(&lines, text, s.into_inner(), line)
+                    .map_err(|(l, m)| err(l, format!("step {i}: {m}")))?,
+            );
         }
 
         Ok(Script {
@@ -268,7 +308,10 @@ fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step
     ];
     match kinds.iter().filter(|k| **k).count() {
         0 => {
-            return Err((line, "a step needs one of table, busy, draw, call or roll".into()));
+            return Err((
+                line,
+                "a step needs one of table, busy, draw, call or roll".into(),
+            ));
         }
         1 => {}
         _ => {
@@ -288,7 +331,10 @@ fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step
         return Err((line, "thrones belongs with a table".into()));
     }
     if s.thrones.is_some() {
-        return Err((line, "thrones are read by Enochian Chess, not yet refereed".into()));
+        return Err((
+            line,
+            "thrones are read by Enochian Chess, not yet refereed".into(),
+        ));
     }
     let observation = if let Some(t) = &s.table {
         let origin = s.origin.map(|[c, r]| Cell::new(c, r)).unwrap_or_default();
@@ -321,7 +367,11 @@ fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step
         }
         expect.push(json);
     }
-    Ok(Step { line, observation, expect })
+    Ok(Step {
+        line,
+        observation,
+        expect,
+    })
 }
 
 /// Parses a grid string, mapping errors to the file line of the offending row.
@@ -337,7 +387,9 @@ fn grid(lines: &LineIndex, text: &str, s: &Spanned<String>, origin: Cell) -> Loc
 fn content_first_line(lines: &LineIndex, text: &str, span: Range<usize>) -> usize {
     let line = lines.line_of(span.start);
     let raw = text.get(span).unwrap_or("");
-    let after_quotes = raw.strip_prefix("\"\"\"").or_else(|| raw.strip_prefix("'''"));
+    let after_quotes = raw
+        .strip_prefix("\"\"\"")
+        .or_else(|| raw.strip_prefix("'''"));
     match after_quotes {
         Some(rest) if rest.starts_with('\n') || rest.starts_with("\r\n") => line + 1,
         _ => line,
@@ -406,7 +458,9 @@ bP wN
         assert_eq!(s.steps.len(), 2);
         assert_eq!(s.steps[0].line, 8);
         assert_eq!(s.steps[0].expect[0]["to"], serde_json::json!([0, 0]));
-        let Observation::Table(t) = &s.steps[1].observation else { panic!() };
+        let Observation::Table(t) = &s.steps[1].observation else {
+            panic!()
+        };
         assert!(t.get(Cell::new(-1, 0)).is_some());
     }
 

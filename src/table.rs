@@ -25,21 +25,32 @@ impl Cell {
     }
 
     pub const fn offset(self, dc: i32, dr: i32) -> Self {
-        Cell { col: self.col + dc, row: self.row + dr }
+        Cell {
+            col: self.col + dc,
+            row: self.row + dr,
+        }
     }
 
     /// The translation that carries `other` onto `self`.
     pub const fn minus(self, other: Cell) -> Cell {
-        Cell { col: self.col - other.col, row: self.row - other.row }
+        Cell {
+            col: self.col - other.col,
+            row: self.row - other.row,
+        }
     }
 
     pub const fn plus(self, d: Cell) -> Cell {
-        Cell { col: self.col + d.col, row: self.row + d.row }
+        Cell {
+            col: self.col + d.col,
+            row: self.row + d.row,
+        }
     }
 
     /// Chebyshev distance: 1 for the 8-neighbourhood.
     pub fn king_distance(self, other: Cell) -> i32 {
-        (self.col - other.col).abs().max((self.row - other.row).abs())
+        (self.col - other.col)
+            .abs()
+            .max((self.row - other.row).abs())
     }
 
     pub fn is_zero(self) -> bool {
@@ -281,7 +292,10 @@ pub struct TokenError {
 impl Token {
     /// Parses one grid token; `Ok(None)` is `..`, an empty cell.
     pub fn parse(s: &str) -> Result<Option<Token>, TokenError> {
-        let bad = |why| TokenError { token: s.to_string(), why };
+        let bad = |why| TokenError {
+            token: s.to_string(),
+            why,
+        };
         let mut chars = s.chars();
         let (Some(a), Some(b), None) = (chars.next(), chars.next(), chars.next()) else {
             return Err(bad("tokens are two characters, such as wN, ## or .."));
@@ -398,11 +412,16 @@ impl Table {
 
     /// The same table moved by `d`.
     pub fn shifted(&self, d: Cell) -> Table {
-        Table { cells: self.cells.iter().map(|&(c, t)| (c.plus(d), t)).collect() }
+        Table {
+            cells: self.cells.iter().map(|&(c, t)| (c.plus(d), t)).collect(),
+        }
     }
 
     pub fn unreadable_cells(&self) -> Vec<Cell> {
-        self.iter().filter(|(_, t)| *t == Token::Unreadable).map(|(c, _)| c).collect()
+        self.iter()
+            .filter(|(_, t)| *t == Token::Unreadable)
+            .map(|(c, _)| c)
+            .collect()
     }
 
     /// Top-left corner and bottom-right corner, inclusive.
@@ -412,7 +431,9 @@ impl Table {
         let (min_col, max_col) = self
             .cells
             .iter()
-            .fold((i32::MAX, i32::MIN), |(lo, hi), (c, _)| (lo.min(c.col), hi.max(c.col)));
+            .fold((i32::MAX, i32::MIN), |(lo, hi), (c, _)| {
+                (lo.min(c.col), hi.max(c.col))
+            });
         Some((Cell::new(min_col, first.row), Cell::new(max_col, last.row)))
     }
 
@@ -434,7 +455,11 @@ impl Table {
         let mut out = Vec::new();
         self.merge(observed, d, |cell, before, after| {
             if before != after {
-                out.push(Change { cell, before, after });
+                out.push(Change {
+                    cell,
+                    before,
+                    after,
+                });
             }
             true
         });
@@ -450,7 +475,11 @@ impl Table {
         mut f: impl FnMut(Cell, Option<Token>, Option<Token>) -> bool,
     ) {
         let mut a = self.cells.iter().peekable();
-        let mut b = observed.cells.iter().map(|&(c, t)| (c.plus(d), t)).peekable();
+        let mut b = observed
+            .cells
+            .iter()
+            .map(|&(c, t)| (c.plus(d), t))
+            .peekable();
         loop {
             let go = match (a.peek(), b.peek()) {
                 (None, None) => return,
@@ -570,7 +599,10 @@ mod tests {
         let text = "wN ## ..\n.. bQ ??\n";
         let t = Table::parse_grid(text, Cell::new(-1, 3)).unwrap();
         assert_eq!(t.len(), 4);
-        assert_eq!(t.get(Cell::new(-1, 3)), Some(Token::Up(Card::new(Colour::White, Piece::Knight))));
+        assert_eq!(
+            t.get(Cell::new(-1, 3)),
+            Some(Token::Up(Card::new(Colour::White, Piece::Knight)))
+        );
         assert_eq!(t.get(Cell::new(1, 4)), Some(Token::Unreadable));
         let (origin, grid) = t.to_grid();
         assert_eq!(origin, Cell::new(-1, 3));

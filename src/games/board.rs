@@ -70,7 +70,12 @@ pub struct Grid<T> {
 
 impl<T: Copy + Default + PartialEq> Default for Grid<T> {
     fn default() -> Self {
-        Grid { origin: Cell::default(), width: 0, height: 0, data: Vec::new() }
+        Grid {
+            origin: Cell::default(),
+            width: 0,
+            height: 0,
+            data: Vec::new(),
+        }
     }
 }
 
@@ -113,8 +118,12 @@ impl<T: Copy + Default + PartialEq> Grid<T> {
             let hi = self.origin.offset(self.width - 1, self.height - 1);
             (
                 Cell::new(
-                    self.origin.col.min(c.col - if c.col < self.origin.col { SLACK } else { 0 }),
-                    self.origin.row.min(c.row - if c.row < self.origin.row { SLACK } else { 0 }),
+                    self.origin
+                        .col
+                        .min(c.col - if c.col < self.origin.col { SLACK } else { 0 }),
+                    self.origin
+                        .row
+                        .min(c.row - if c.row < self.origin.row { SLACK } else { 0 }),
                 ),
                 Cell::new(
                     hi.col.max(c.col + if c.col > hi.col { SLACK } else { 0 }),
@@ -133,15 +142,24 @@ impl<T: Copy + Default + PartialEq> Grid<T> {
                 data[(ny * width + nx) as usize] = v;
             }
         }
-        *self = Grid { origin: lo, width, height, data };
+        *self = Grid {
+            origin: lo,
+            width,
+            height,
+            data,
+        };
     }
 
     /// Every cell holding something other than the default, row-major.
     pub fn iter(&self) -> impl Iterator<Item = (Cell, T)> + '_ {
-        self.data.iter().enumerate().filter(|(_, v)| **v != T::default()).map(|(i, v)| {
-            let i = i as i32;
-            (self.origin.offset(i % self.width, i / self.width), *v)
-        })
+        self.data
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v != T::default())
+            .map(|(i, v)| {
+                let i = i as i32;
+                (self.origin.offset(i % self.width, i / self.width), *v)
+            })
     }
 }
 
@@ -161,7 +179,14 @@ mod tests {
         assert_eq!(g.get(Cell::new(7, -12)), 3);
         assert_eq!(g.get(Cell::new(1, 1)), 0);
         let all: Vec<_> = g.iter().collect();
-        assert_eq!(all, vec![(Cell::new(7, -12), 3), (Cell::new(0, 0), 1), (Cell::new(-9, 3), 2)]);
+        assert_eq!(
+            all,
+            vec![
+                (Cell::new(7, -12), 3),
+                (Cell::new(0, 0), 1),
+                (Cell::new(-9, 3), 2)
+            ]
+        );
     }
 
     #[test]

@@ -59,7 +59,11 @@ pub trait Game: Clone + std::fmt::Debug {
 /// A flag for changes no action explains, legal or not.
 pub fn unexplained(changes: &[Change], rule: &str, why: &str) -> Flag {
     let cells: Vec<_> = changes.iter().map(|c| c.cell).collect();
-    let list = cells.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+    let list = cells
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     Flag {
         kind: FlagKind::Unexplained,
         cells,

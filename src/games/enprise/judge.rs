@@ -10,7 +10,7 @@
 
 use super::{Action, Applied, EnPrise, Sq, Violation};
 use crate::event::{Flag, FlagKind};
-use crate::games::{unexplained, Verdict};
+use crate::games::{Verdict, unexplained};
 use crate::table::{Card, Cell, Change, Piece, Token};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +41,10 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
                 let prediction = predict(g, &actions, &applied);
                 match fit(&prediction, changes) {
                     Some(Fit::Exact) => {
-                        return Verdict::Advance { game: applied.state, events: applied.events };
+                        return Verdict::Advance {
+                            game: applied.state,
+                            events: applied.events,
+                        };
                     }
                     Some(f) if slip.is_none() => slip = Some(slip_flag(g, &actions, f)),
                     _ => {}
@@ -75,26 +78,39 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
             player: Some(g.to_move().name().into()),
         });
     }
-    Verdict::Flag(unexplained(changes, "EP-TURN", "Nothing the rules allow or forbid explains this"))
+    Verdict::Flag(unexplained(
+        changes,
+        "EP-TURN",
+        "Nothing the rules allow or forbid explains this",
+    ))
 }
 
 /// The attempts the changed cells suggest, moves first.
 fn attempts(g: &EnPrise, changes: &[Change]) -> Vec<Attempt> {
     let mut out = Vec::new();
     for d in changes {
-        let Some(Token::Up(card)) = d.after else { continue };
+        let Some(Token::Up(card)) = d.after else {
+            continue;
+        };
         for o in changes {
             if o.cell != d.cell && o.before == Some(Token::Up(card)) {
-                out.push(Attempt::Move { from: o.cell, to: d.cell });
+                out.push(Attempt::Move {
+                    from: o.cell,
+                    to: d.cell,
+                });
             }
         }
     }
     for d in changes {
         match d.after {
-            Some(t @ Token::Up(_)) => out.push(Attempt::Place { cell: d.cell, token: t }),
-            Some(Token::Down) if d.before.is_none() => {
-                out.push(Attempt::Place { cell: d.cell, token: Token::Down })
-            }
+            Some(t @ Token::Up(_)) => out.push(Attempt::Place {
+                cell: d.cell,
+                token: t,
+            }),
+            Some(Token::Down) if d.before.is_none() => out.push(Attempt::Place {
+                cell: d.cell,
+                token: Token::Down,
+            }),
             _ => {}
         }
     }
@@ -105,9 +121,15 @@ fn attempts(g: &EnPrise, changes: &[Change]) -> Vec<Attempt> {
         };
         let is_escape = |c: &Change| c.before.is_none() && c.after == Some(Token::Down);
         if is_king(a) && is_escape(b) {
-            out.push(Attempt::KingAndEscape { king: a.cell, escape: b.cell });
+            out.push(Attempt::KingAndEscape {
+                king: a.cell,
+                escape: b.cell,
+            });
         } else if is_king(b) && is_escape(a) {
-            out.push(Attempt::KingAndEscape { king: b.cell, escape: a.cell });
+            out.push(Attempt::KingAndEscape {
+                king: b.cell,
+                escape: a.cell,
+            });
         }
     }
     out
@@ -119,7 +141,11 @@ fn try_attempt(g: &EnPrise, attempt: Attempt) -> Result<(Vec<Action>, Applied), 
         // The summoner may add an escape square; anything else is the next
         // player's, once the summoner's turn closes. A face-down card right
         // after a summoning reads as the escape square when it can be one.
-        if let Attempt::Place { cell, token: Token::Down } = attempt {
+        if let Attempt::Place {
+            cell,
+            token: Token::Down,
+        } = attempt
+        {
             match g.check_escape(cell) {
                 Ok(a) => return Ok((vec![a], g.apply(a))),
                 Err(e) if g.plans[g.turn].len() > g.next[g.turn] => {
@@ -147,7 +173,10 @@ fn try_attempt(g: &EnPrise, attempt: Attempt) -> Result<(Vec<Action>, Applied), 
                 return Err(Violation {
                     kind: FlagKind::IllegalPlacement,
                     rule: "EP-TURN",
-                    message: format!("One action per turn: the card at {} comes after the king's turn", escape),
+                    message: format!(
+                        "One action per turn: the card at {} comes after the king's turn",
+                        escape
+                    ),
                     player: e.player(),
                     cells: vec![escape],
                 });
@@ -211,7 +240,11 @@ fn predict(g: &EnPrise, actions: &[Action], applied: &Applied) -> Prediction {
     cells.dedup_by_key(|(c, _)| *c);
     // A cell whose top card ends as it began is no change at all.
     cells.retain(|&(c, t)| g.at(c).token() != t);
-    Prediction { cells, origin, flips: applied.flips.clone() }
+    Prediction {
+        cells,
+        origin,
+        flips: applied.flips.clone(),
+    }
 }
 
 /// What the table would show after an illegal attempt carried out properly.
@@ -222,19 +255,31 @@ fn physical(g: &EnPrise, attempt: Attempt) -> Prediction {
                 Sq::Piece(c) => Some(c),
                 _ => None,
             };
-            let Sq::Piece(card) = g.at(from) else { unreachable!("a move starts from a piece") };
+            let Sq::Piece(card) = g.at(from) else {
+                unreachable!("a move starts from a piece")
+            };
             let mut cells = vec![(from, Some(Token::Down)), (to, Some(Token::Up(card)))];
             cells.sort_by_key(|(c, _)| *c);
-            Prediction { cells, origin: Some((from, captured)), flips: vec![] }
+            Prediction {
+                cells,
+                origin: Some((from, captured)),
+                flips: vec![],
+            }
         }
-        Attempt::Place { cell, token } => {
-            Prediction { cells: vec![(cell, Some(token))], origin: None, flips: vec![] }
-        }
+        Attempt::Place { cell, token } => Prediction {
+            cells: vec![(cell, Some(token))],
+            origin: None,
+            flips: vec![],
+        },
         Attempt::KingAndEscape { king, escape } => {
             let k = Token::Up(Card::new(g.to_move(), Piece::King));
             let mut cells = vec![(king, Some(k)), (escape, Some(Token::Down))];
             cells.sort_by_key(|(c, _)| *c);
-            Prediction { cells, origin: None, flips: vec![] }
+            Prediction {
+                cells,
+                origin: None,
+                flips: vec![],
+            }
         }
     }
 }
@@ -243,9 +288,15 @@ fn physical(g: &EnPrise, attempt: Attempt) -> Prediction {
 /// shows something else as well.
 fn fit(p: &Prediction, changes: &[Change]) -> Option<Fit> {
     let observed = |c: Cell| -> Option<&Change> {
-        changes.binary_search_by(|ch| ch.cell.cmp(&c)).ok().map(|i| &changes[i])
+        changes
+            .binary_search_by(|ch| ch.cell.cmp(&c))
+            .ok()
+            .map(|i| &changes[i])
     };
-    if !changes.iter().all(|ch| p.cells.iter().any(|(c, _)| *c == ch.cell)) {
+    if !changes
+        .iter()
+        .all(|ch| p.cells.iter().any(|(c, _)| *c == ch.cell))
+    {
         return None;
     }
     let mut result = Fit::Exact;
@@ -274,7 +325,13 @@ fn fit(p: &Prediction, changes: &[Change]) -> Option<Fit> {
 fn slip_flag(g: &EnPrise, actions: &[Action], fit: Fit) -> Flag {
     let mover = actions[0].player();
     let mv = actions.iter().find_map(|a| match *a {
-        Action::Move { card, from, to, captured, .. } => Some((card, from, to, captured)),
+        Action::Move {
+            card,
+            from,
+            to,
+            captured,
+            ..
+        } => Some((card, from, to, captured)),
         _ => None,
     });
     let (kind, rule, cells, message) = match (fit, mv) {
@@ -285,7 +342,10 @@ fn slip_flag(g: &EnPrise, actions: &[Action], fit: Fit) -> Flag {
             match captured {
                 Some(c) => format!(
                     "Missed SWAP: the {} took the {} on {to}; put the captured {} face-down on {from}, where the {} stood",
-                    card.describe(), c.describe(), c.piece.name(), card.piece.name()
+                    card.describe(),
+                    c.describe(),
+                    c.piece.name(),
+                    card.piece.name()
                 ),
                 None => format!(
                     "Missed SWAP: the {} moved {from} to {to}; put the face-down card from {to} on {from}, where it stood",
@@ -310,7 +370,11 @@ fn slip_flag(g: &EnPrise, actions: &[Action], fit: Fit) -> Flag {
                 .and_then(|&c| g.at(c).token().and_then(Token::card))
                 .map(|c| c.colour.title())
                 .unwrap_or("The mated player");
-            let list = cells.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+            let list = cells
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
             (
                 FlagKind::MissedEliminationFlip,
                 "EP-MATE",
@@ -320,5 +384,11 @@ fn slip_flag(g: &EnPrise, actions: &[Action], fit: Fit) -> Flag {
         }
         (_, _) => unreachable!("slips other than elimination flips come from moves"),
     };
-    Flag { kind, cells, rule: rule.into(), message, player: Some(mover.name().into()) }
+    Flag {
+        kind,
+        cells,
+        rule: rule.into(),
+        message,
+        player: Some(mover.name().into()),
+    }
 }

@@ -20,7 +20,7 @@ use crate::event::{ActionEvent, EventBody, FlagKind, GameResult};
 use crate::games::board::Grid;
 use crate::table::{Card, Cell, Colour, Piece, Table, Token};
 
-pub use setup::{parse_battleplan, BATTLEPLAN_LEN};
+pub use setup::{BATTLEPLAN_LEN, parse_battleplan};
 
 /// The house rules of the spec, as named options (defaults as in the spec).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -35,7 +35,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { pawns_attack: false, no_action: NoAction::Pass }
+        Options {
+            pawns_attack: false,
+            no_action: NoAction::Pass,
+        }
     }
 }
 
@@ -78,13 +81,33 @@ impl Sq {
 pub enum Action {
     /// The next Battleplan card, face-up on an empty cell or on a vacant
     /// square (`onto`), or (`down`, pawns only) face-down on an empty cell.
-    Place { player: Colour, card: Card, to: Cell, down: bool, onto: bool },
+    Place {
+        player: Colour,
+        card: Card,
+        to: Cell,
+        down: bool,
+        onto: bool,
+    },
     /// The king, face-up, on an empty cell or a vacant square.
-    Summon { player: Colour, to: Cell, onto: bool },
+    Summon {
+        player: Colour,
+        to: Cell,
+        onto: bool,
+    },
     /// Right after summoning: the next Battleplan card, face-down.
-    Escape { player: Colour, card: Card, to: Cell },
+    Escape {
+        player: Colour,
+        card: Card,
+        to: Cell,
+    },
     /// A piece moves to a vacant square or captures an opponent's piece.
-    Move { player: Colour, card: Card, from: Cell, to: Cell, captured: Option<Card> },
+    Move {
+        player: Colour,
+        card: Card,
+        from: Cell,
+        to: Cell,
+        captured: Option<Card>,
+    },
 }
 
 impl Action {
@@ -106,7 +129,9 @@ impl Action {
             Action::Summon { .. } => "summon_king",
             Action::Escape { .. } => "escape_square",
             Action::Move { captured: None, .. } => "move",
-            Action::Move { captured: Some(_), .. } => "capture",
+            Action::Move {
+                captured: Some(_), ..
+            } => "capture",
         }
     }
 
@@ -118,9 +143,13 @@ impl Action {
             Action::Summon { player, to, .. } => {
                 (Some(Card::new(player, Piece::King)), None, Some(to), None)
             }
-            Action::Move { card, from, to, captured, .. } => {
-                (Some(card), Some(from), Some(to), captured)
-            }
+            Action::Move {
+                card,
+                from,
+                to,
+                captured,
+                ..
+            } => (Some(card), Some(from), Some(to), captured),
         };
         EventBody::Action(ActionEvent {
             player: self.player().name().into(),
@@ -146,7 +175,13 @@ impl Action {
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Action::Move { card, from, to, captured, .. } => {
+            Action::Move {
+                card,
+                from,
+                to,
+                captured,
+                ..
+            } => {
                 write!(f, "{card} {from}->{to}")?;
                 if let Some(c) = captured {
                     write!(f, " x{c}")?;
@@ -154,7 +189,15 @@ impl fmt::Display for Action {
                 Ok(())
             }
             Action::Place { card, to, down, .. } => {
-                write!(f, "{} at {to}", if down { "##".to_string() } else { card.to_string() })
+                write!(
+                    f,
+                    "{} at {to}",
+                    if down {
+                        "##".to_string()
+                    } else {
+                        card.to_string()
+                    }
+                )
             }
             Action::Summon { player, to, .. } => write!(f, "{}K at {to}", player.letter()),
             Action::Escape { to, .. } => write!(f, "escape ## at {to}"),
@@ -289,7 +332,10 @@ impl EnPrise {
 
     /// The table the players must leave now.
     pub fn table(&self) -> Table {
-        self.board.iter().filter_map(|(c, s)| Some((c, s.token()?))).collect()
+        self.board
+            .iter()
+            .filter_map(|(c, s)| Some((c, s.token()?)))
+            .collect()
     }
 
     fn index_of(&self, c: Colour) -> Option<usize> {
@@ -345,7 +391,11 @@ impl EnPrise {
                 if s.next[i] < s.plans[i].len() {
                     // EP-KING-ESCAPE: the turn ends when the next player acts.
                     s.escape_pending = true;
-                    return Applied { state: s, events, flips };
+                    return Applied {
+                        state: s,
+                        events,
+                        flips,
+                    };
                 }
             }
             Action::Escape { to, .. } => {
@@ -362,7 +412,11 @@ impl EnPrise {
             }
         }
         s.finish_turn(&mut events, &mut flips);
-        Applied { state: s, events, flips }
+        Applied {
+            state: s,
+            events,
+            flips,
+        }
     }
 
     /// The state once the summoner declines the escape square.
@@ -372,7 +426,11 @@ impl EnPrise {
         let mut flips = Vec::new();
         s.escape_pending = false;
         s.finish_turn(&mut events, &mut flips);
-        Applied { state: s, events, flips }
+        Applied {
+            state: s,
+            events,
+            flips,
+        }
     }
 
     /// Announces new checks, then hands the turn on: passing players with no
@@ -398,7 +456,9 @@ impl EnPrise {
             }
             let me = self.players[self.turn];
             if self.in_check(self.turn) {
-                events.push(EventBody::Checkmate { player: me.name().into() });
+                events.push(EventBody::Checkmate {
+                    player: me.name().into(),
+                });
                 if active.len() == 2 {
                     let winner = active.into_iter().find(|&j| j != self.turn).unwrap();
                     self.end(Outcome::Win(self.players[winner]), events);
@@ -420,7 +480,9 @@ impl EnPrise {
                 self.king[t] = None;
                 self.must_summon[t] = false;
                 self.checked[t].clear();
-                events.push(EventBody::Eliminated { player: me.name().into() });
+                events.push(EventBody::Eliminated {
+                    player: me.name().into(),
+                });
                 // Vacant squares where the cards were may open lines.
                 self.announce_checks(events);
                 passes = 0;
@@ -449,10 +511,14 @@ impl EnPrise {
     fn end(&mut self, outcome: Outcome, events: &mut Vec<EventBody>) {
         self.over = Some(outcome);
         events.push(match outcome {
-            Outcome::Win(w) => {
-                EventBody::GameOver { result: GameResult::Win, winner: Some(w.name().into()) }
-            }
-            Outcome::Draw => EventBody::GameOver { result: GameResult::Draw, winner: None },
+            Outcome::Win(w) => EventBody::GameOver {
+                result: GameResult::Win,
+                winner: Some(w.name().into()),
+            },
+            Outcome::Draw => EventBody::GameOver {
+                result: GameResult::Draw,
+                winner: None,
+            },
         });
     }
 
@@ -476,7 +542,8 @@ impl EnPrise {
     }
 
     pub fn in_check(&self, i: usize) -> bool {
-        self.king[i].is_some_and(|k| moves::is_attacked(&self.board, k, self.players[i], &self.opts))
+        self.king[i]
+            .is_some_and(|k| moves::is_attacked(&self.board, k, self.players[i], &self.opts))
     }
 
     /// Whether `colour`'s king is attacked now.

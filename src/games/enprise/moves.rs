@@ -3,7 +3,9 @@
 
 use super::{Action, EnPrise, Options, Sq, Violation};
 use crate::event::FlagKind;
-use crate::games::board::{is_orthogonal, knight_routes, line_between, Grid, DIRECTIONS, KNIGHT_LEAPS};
+use crate::games::board::{
+    DIRECTIONS, Grid, KNIGHT_LEAPS, is_orthogonal, knight_routes, line_between,
+};
 use crate::table::{Card, Cell, Colour, Piece, Token};
 
 /// Read access to a board, so legality can be tested on "the board after
@@ -30,7 +32,11 @@ impl<'a> Overlay<'a> {
     fn new(base: &'a Grid<Sq>, changes: &[(Cell, Sq)]) -> Self {
         let mut over = [(Cell::default(), Sq::Empty); 2];
         over[..changes.len()].copy_from_slice(changes);
-        Overlay { base, over, n: changes.len() }
+        Overlay {
+            base,
+            over,
+            n: changes.len(),
+        }
     }
 }
 
@@ -61,7 +67,12 @@ pub(super) enum Unreachable {
 
 /// Whether `piece` standing on `from` reaches `to` along existing squares
 /// (EP-MOVE-CHESS, EP-MOVE-EXIST, EP-MOVE-KNIGHT), whatever stands on `to`.
-pub(super) fn reach(b: &impl Squares, from: Cell, piece: Piece, to: Cell) -> Result<(), Unreachable> {
+pub(super) fn reach(
+    b: &impl Squares,
+    from: Cell,
+    piece: Piece,
+    to: Cell,
+) -> Result<(), Unreachable> {
     let (dc, dr) = (to.col - from.col, to.row - from.row);
     match piece {
         Piece::Pawn => Err(Unreachable::Shape),
@@ -78,7 +89,10 @@ pub(super) fn reach(b: &impl Squares, from: Cell, piece: Piece, to: Cell) -> Res
             }
             let mut first_gap = None;
             for route in knight_routes((dc, dr)) {
-                let gap = route.iter().map(|&(c, r)| from.offset(c, r)).find(|&c| !b.at(c).exists());
+                let gap = route
+                    .iter()
+                    .map(|&(c, r)| from.offset(c, r))
+                    .find(|&c| !b.at(c).exists());
                 match gap {
                     None => return Ok(()),
                     Some(g) => {
@@ -86,7 +100,9 @@ pub(super) fn reach(b: &impl Squares, from: Cell, piece: Piece, to: Cell) -> Res
                     }
                 }
             }
-            Err(Unreachable::KnightGap(first_gap.expect("both routes had a gap")))
+            Err(Unreachable::KnightGap(
+                first_gap.expect("both routes had a gap"),
+            ))
         }
         Piece::Queen | Piece::Rook | Piece::Bishop => {
             let Some((dir, dist)) = line_between(from, to) else {
@@ -168,9 +184,7 @@ fn scan_attackers(
                             Piece::Rook => is_orthogonal(dir),
                             Piece::Bishop => !is_orthogonal(dir),
                             Piece::King => dist == 1,
-                            Piece::Pawn => {
-                                opts.pawns_attack && dist == 1 && !is_orthogonal(dir)
-                            }
+                            Piece::Pawn => opts.pawns_attack && dist == 1 && !is_orthogonal(dir),
                             Piece::Knight => false,
                         };
                         if hit && !found(c) {
@@ -202,7 +216,13 @@ fn violation(
     cells: Vec<Cell>,
     message: String,
 ) -> Violation {
-    Violation { kind, rule, message, player, cells }
+    Violation {
+        kind,
+        rule,
+        message,
+        player,
+        cells,
+    }
 }
 
 impl EnPrise {
@@ -220,14 +240,23 @@ impl EnPrise {
     }
 
     fn has_neighbour(&self, cell: Cell) -> bool {
-        DIRECTIONS.iter().any(|&(dc, dr)| self.board.get(cell.offset(dc, dr)).exists())
+        DIRECTIONS
+            .iter()
+            .any(|&(dc, dr)| self.board.get(cell.offset(dc, dr)).exists())
     }
 
     /// Whether `me`'s king (if on the board) is attacked once `changes` are made;
     /// `king_to` is where the king stands if it is the piece that moves.
     fn exposes(&self, i: usize, changes: &[(Cell, Sq)], king_to: Option<Cell>) -> bool {
-        let Some(k) = king_to.or(self.king[i]) else { return false };
-        is_attacked(&Overlay::new(&self.board, changes), k, self.players[i], &self.opts)
+        let Some(k) = king_to.or(self.king[i]) else {
+            return false;
+        };
+        is_attacked(
+            &Overlay::new(&self.board, changes),
+            k,
+            self.players[i],
+            &self.opts,
+        )
     }
 
     /// The empty cells a new card may go to (8-neighbourhood of the board).
@@ -287,11 +316,17 @@ impl EnPrise {
 
     fn escapes(&self, emit: &mut dyn FnMut(Action) -> bool) {
         let i = self.turn;
-        let Some(&piece) = self.plans[i].get(self.next[i]) else { return };
+        let Some(&piece) = self.plans[i].get(self.next[i]) else {
+            return;
+        };
         let me = self.players[i];
         for to in self.frontier() {
             if !self.exposes(i, &[(to, Sq::Vacant)], None)
-                && !emit(Action::Escape { player: me, card: Card::new(me, piece), to })
+                && !emit(Action::Escape {
+                    player: me,
+                    card: Card::new(me, piece),
+                    to,
+                })
             {
                 return;
             }
@@ -317,17 +352,33 @@ impl EnPrise {
             }
         }
         let empty_board = self.cards == 0;
-        let frontier = if empty_board { vec![Cell::default()] } else { self.frontier() };
-        let vacants: Vec<Cell> =
-            self.board.iter().filter(|(_, s)| *s == Sq::Vacant).map(|(c, _)| c).collect();
+        let frontier = if empty_board {
+            vec![Cell::default()]
+        } else {
+            self.frontier()
+        };
+        let vacants: Vec<Cell> = self
+            .board
+            .iter()
+            .filter(|(_, s)| *s == Sq::Vacant)
+            .map(|(c, _)| c)
+            .collect();
         let near_king = |c: Cell| self.touches_enemy_king(me, c).is_some();
 
         if self.king[i].is_none() && (must_summon || self.vacant >= 6) {
             let king = Card::new(me, Piece::King);
-            for (to, onto) in frontier.iter().map(|&c| (c, false)).chain(vacants.iter().map(|&c| (c, true))) {
+            for (to, onto) in frontier
+                .iter()
+                .map(|&c| (c, false))
+                .chain(vacants.iter().map(|&c| (c, true)))
+            {
                 if !near_king(to)
                     && !self.exposes(i, &[(to, Sq::Piece(king))], Some(to))
-                    && !emit(Action::Summon { player: me, to, onto })
+                    && !emit(Action::Summon {
+                        player: me,
+                        to,
+                        onto,
+                    })
                 {
                     return;
                 }
@@ -336,7 +387,9 @@ impl EnPrise {
         if must_summon {
             return;
         }
-        let Some(&piece) = self.plans[i].get(self.next[i]) else { return };
+        let Some(&piece) = self.plans[i].get(self.next[i]) else {
+            return;
+        };
         let card = Card::new(me, piece);
         let up_ok = |to: Cell| {
             !near_king(to)
@@ -344,18 +397,40 @@ impl EnPrise {
                 && !self.exposes(i, &[(to, Sq::Piece(card))], None)
         };
         for &to in &frontier {
-            if up_ok(to) && !emit(Action::Place { player: me, card, to, down: false, onto: false }) {
+            if up_ok(to)
+                && !emit(Action::Place {
+                    player: me,
+                    card,
+                    to,
+                    down: false,
+                    onto: false,
+                })
+            {
                 return;
             }
             if piece == Piece::Pawn
                 && !self.exposes(i, &[(to, Sq::Vacant)], None)
-                && !emit(Action::Place { player: me, card, to, down: true, onto: false })
+                && !emit(Action::Place {
+                    player: me,
+                    card,
+                    to,
+                    down: true,
+                    onto: false,
+                })
             {
                 return;
             }
         }
         for &to in &vacants {
-            if up_ok(to) && !emit(Action::Place { player: me, card, to, down: false, onto: true }) {
+            if up_ok(to)
+                && !emit(Action::Place {
+                    player: me,
+                    card,
+                    to,
+                    down: false,
+                    onto: true,
+                })
+            {
                 return;
             }
         }
@@ -372,7 +447,13 @@ impl EnPrise {
     }
 
     /// Emits the legal moves of one piece; false if `emit` asked to stop.
-    fn piece_moves(&self, i: usize, from: Cell, card: Card, emit: &mut dyn FnMut(Action) -> bool) -> bool {
+    fn piece_moves(
+        &self,
+        i: usize,
+        from: Cell,
+        card: Card,
+        emit: &mut dyn FnMut(Action) -> bool,
+    ) -> bool {
         let me = self.players[i];
         let mut try_to = |to: Cell| -> bool {
             let captured = match self.board.get(to) {
@@ -384,11 +465,19 @@ impl EnPrise {
             if self.exposes(i, &[(from, Sq::Vacant), (to, Sq::Piece(card))], king_to) {
                 return true;
             }
-            emit(Action::Move { player: me, card, from, to, captured })
+            emit(Action::Move {
+                player: me,
+                card,
+                from,
+                to,
+                captured,
+            })
         };
         match card.piece {
             Piece::Pawn => true,
-            Piece::King => DIRECTIONS.iter().all(|&(dc, dr)| try_to(from.offset(dc, dr))),
+            Piece::King => DIRECTIONS
+                .iter()
+                .all(|&(dc, dr)| try_to(from.offset(dc, dr))),
             Piece::Knight => KNIGHT_LEAPS.iter().all(|&(dc, dr)| {
                 let to = from.offset(dc, dr);
                 !self.board.get(to).exists()
@@ -454,12 +543,20 @@ impl EnPrise {
                         Some(_) => v(
                             FlagKind::WrongCard,
                             "EP-MATE",
-                            format!("{} is out of the game: take the {} at {cell} back", card.colour.title(), card.describe()),
+                            format!(
+                                "{} is out of the game: take the {} at {cell} back",
+                                card.colour.title(),
+                                card.describe()
+                            ),
                         ),
                         None => v(
                             FlagKind::WrongCard,
                             "EP-DECK",
-                            format!("No {} player is in this game: take the {} at {cell} off the table", card.colour.name(), card.describe()),
+                            format!(
+                                "No {} player is in this game: take the {} at {cell} off the table",
+                                card.colour.name(),
+                                card.describe()
+                            ),
                         ),
                     });
                 }
@@ -474,14 +571,21 @@ impl EnPrise {
             return Err(v(
                 FlagKind::KingRequired,
                 "EP-KING-ANSWER",
-                format!("An opponent's king is on the board: {} must summon the king this turn", me.title()),
+                format!(
+                    "An opponent's king is on the board: {} must summon the king this turn",
+                    me.title()
+                ),
             ));
         }
         let Some(&next) = self.plans[i].get(self.next[i]) else {
             return Err(v(
                 FlagKind::IllegalPlacement,
                 "EP-EMPTY-PLAN",
-                format!("{}'s Battleplan is empty: {} can only move", me.title(), me.title()),
+                format!(
+                    "{}'s Battleplan is empty: {} can only move",
+                    me.title(),
+                    me.title()
+                ),
             ));
         };
         match card {
@@ -512,13 +616,25 @@ impl EnPrise {
         }
         let card = Card::new(me, next);
         let onto = self.check_position(i, cell, card.piece, token.card().is_some())?;
-        Ok(Action::Place { player: me, card, to: cell, down: token.card().is_none(), onto })
+        Ok(Action::Place {
+            player: me,
+            card,
+            to: cell,
+            down: token.card().is_none(),
+            onto,
+        })
     }
 
     /// Where a card may go (EP-FIRST, EP-PLACE-ADJ, EP-PLACE-ONTOP,
     /// EP-KING-NEAR, EP-KING-NOCHECK, EP-MOVE-SELFCHECK). Returns whether the
     /// card goes onto a vacant square.
-    fn check_position(&self, i: usize, cell: Cell, piece: Piece, up: bool) -> Result<bool, Violation> {
+    fn check_position(
+        &self,
+        i: usize,
+        cell: Cell,
+        piece: Piece,
+        up: bool,
+    ) -> Result<bool, Violation> {
         let me = self.players[i];
         let v = |kind, rule, msg: String| violation(kind, rule, me, vec![cell], msg);
         let onto = match self.board.get(cell) {
@@ -526,7 +642,10 @@ impl EnPrise {
                 return Err(v(
                     FlagKind::IllegalPlacement,
                     "EP-PLACE-ONTOP",
-                    format!("Nothing is placed on a face-up card: the {} at {cell} was covered", c.describe()),
+                    format!(
+                        "Nothing is placed on a face-up card: the {} at {cell} was covered",
+                        c.describe()
+                    ),
                 ));
             }
             Sq::Vacant if !up => {
@@ -543,7 +662,9 @@ impl EnPrise {
             return Err(v(
                 FlagKind::IllegalPlacement,
                 "EP-PLACE-ADJ",
-                format!("The card at {cell} touches no other card: a new card must touch the board, side or corner"),
+                format!(
+                    "The card at {cell} touches no other card: a new card must touch the board, side or corner"
+                ),
             ));
         }
         let card = Card::new(me, piece);
@@ -552,14 +673,21 @@ impl EnPrise {
                 return Err(v(
                     FlagKind::IllegalPlacement,
                     "EP-KING-NEAR",
-                    format!("No piece may be placed touching {}'s king: take the {} at {cell} back", k.title(), card.describe()),
+                    format!(
+                        "No piece may be placed touching {}'s king: take the {} at {cell} back",
+                        k.title(),
+                        card.describe()
+                    ),
                 ));
             }
             if piece != Piece::King && self.attacks_enemy_king(me, cell, card) {
                 return Err(v(
                     FlagKind::IllegalPlacement,
                     "EP-KING-NOCHECK",
-                    format!("A new piece may not give check as it is placed: the {} at {cell} attacks a king", card.describe()),
+                    format!(
+                        "A new piece may not give check as it is placed: the {} at {cell} attacks a king",
+                        card.describe()
+                    ),
                 ));
             }
         }
@@ -572,7 +700,10 @@ impl EnPrise {
                 if piece == Piece::King {
                     format!("A king is never placed on an attacked square: {cell} is attacked")
                 } else {
-                    format!("That leaves {}'s king in check: take the card at {cell} back", me.title())
+                    format!(
+                        "That leaves {}'s king in check: take the card at {cell} back",
+                        me.title()
+                    )
                 },
             ));
         }
@@ -588,7 +719,10 @@ impl EnPrise {
             return Err(v(
                 FlagKind::WrongCard,
                 "EP-DECK",
-                format!("{}'s king is already on the board: take the second king at {cell} off", me.title()),
+                format!(
+                    "{}'s king is already on the board: take the second king at {cell} off",
+                    me.title()
+                ),
             ));
         }
         if !self.must_summon[i] && self.vacant < 6 {
@@ -602,7 +736,11 @@ impl EnPrise {
             ));
         }
         let onto = self.check_position(i, cell, Piece::King, true)?;
-        Ok(Action::Summon { player: me, to: cell, onto })
+        Ok(Action::Summon {
+            player: me,
+            to: cell,
+            onto,
+        })
     }
 
     /// EP-KING-ESCAPE: a face-down card right after the king.
@@ -615,11 +753,18 @@ impl EnPrise {
                 "EP-KING-ESCAPE",
                 me,
                 vec![cell],
-                format!("{}'s Battleplan is empty, so there is no escape square", me.title()),
+                format!(
+                    "{}'s Battleplan is empty, so there is no escape square",
+                    me.title()
+                ),
             ));
         };
         self.check_position(i, cell, Piece::Pawn, false)?;
-        Ok(Action::Escape { player: me, card: Card::new(me, piece), to: cell })
+        Ok(Action::Escape {
+            player: me,
+            card: Card::new(me, piece),
+            to: cell,
+        })
     }
 
     /// Checks an attempted move of the piece at `from` to `to`, in a state
@@ -636,14 +781,21 @@ impl EnPrise {
             return Err(v(
                 FlagKind::WrongPlayer,
                 "EP-MOVE-OWN",
-                format!("It is {}'s turn and players move only their own pieces: put the {} back on {from}", me.title(), card.describe()),
+                format!(
+                    "It is {}'s turn and players move only their own pieces: put the {} back on {from}",
+                    me.title(),
+                    card.describe()
+                ),
             ));
         }
         if self.must_summon[i] && self.king[i].is_none() {
             return Err(v(
                 FlagKind::KingRequired,
                 "EP-KING-ANSWER",
-                format!("An opponent's king is on the board: {} must summon the king this turn", me.title()),
+                format!(
+                    "An opponent's king is on the board: {} must summon the king this turn",
+                    me.title()
+                ),
             ));
         }
         if card.piece == Piece::Pawn {
@@ -666,14 +818,20 @@ impl EnPrise {
                 return Err(v(
                     FlagKind::IllegalMove,
                     "EP-MOVE-DEST",
-                    format!("A piece cannot land on its own side's {} at {to}", t.piece.name()),
+                    format!(
+                        "A piece cannot land on its own side's {} at {to}",
+                        t.piece.name()
+                    ),
                 ));
             }
             Sq::Piece(t) if t.piece == Piece::King => {
                 return Err(v(
                     FlagKind::IllegalMove,
                     "EP-MOVE-DEST",
-                    format!("A king is never captured: put the {} back on {from}", card.describe()),
+                    format!(
+                        "A king is never captured: put the {} back on {from}",
+                        card.describe()
+                    ),
                 ));
             }
             Sq::Piece(t) => Some(t),
@@ -691,7 +849,9 @@ impl EnPrise {
                 return Err(v(
                     FlagKind::IllegalMove,
                     "EP-MOVE-EXIST",
-                    format!("The {name} cannot cross the gap at {c}: a piece moves only over existing squares"),
+                    format!(
+                        "The {name} cannot cross the gap at {c}: a piece moves only over existing squares"
+                    ),
                 ));
             }
             Err(Unreachable::Blocked(c)) => {
@@ -705,7 +865,9 @@ impl EnPrise {
                 return Err(v(
                     FlagKind::IllegalMove,
                     "EP-MOVE-KNIGHT",
-                    format!("Knight cannot jump the gap at {c}: neither L-shaped path from {from} to {to} is whole"),
+                    format!(
+                        "Knight cannot jump the gap at {c}: neither L-shaped path from {from} to {to} is whole"
+                    ),
                 ));
             }
         }
@@ -714,10 +876,19 @@ impl EnPrise {
             return Err(v(
                 FlagKind::IllegalMove,
                 "EP-MOVE-SELFCHECK",
-                format!("That leaves {}'s king in check: put the {name} back on {from}", me.title()),
+                format!(
+                    "That leaves {}'s king in check: put the {name} back on {from}",
+                    me.title()
+                ),
             ));
         }
-        Ok(Action::Move { player: me, card, from, to, captured })
+        Ok(Action::Move {
+            player: me,
+            card,
+            from,
+            to,
+            captured,
+        })
     }
 
     /// Whether `action` is legal now, and if not, why. The same judgement the
@@ -740,17 +911,31 @@ impl EnPrise {
         let got = match action {
             Action::Move { from, to, card, .. } => {
                 if state.board.get(from) != Sq::Piece(card) {
-                    return Err(violation(FlagKind::Unexplained, "EP-MOVE-EXIST", action.player(), vec![from], format!("No {card} stands on {from}")));
+                    return Err(violation(
+                        FlagKind::Unexplained,
+                        "EP-MOVE-EXIST",
+                        action.player(),
+                        vec![from],
+                        format!("No {card} stands on {from}"),
+                    ));
                 }
                 state.check_move(from, to)?
             }
             Action::Place { card, to, down, .. } => {
                 state.check_place(to, if down { Token::Down } else { Token::Up(card) })?
             }
-            Action::Summon { player, to, .. } => state.check_place(to, Token::Up(Card::new(player, Piece::King)))?,
+            Action::Summon { player, to, .. } => {
+                state.check_place(to, Token::Up(Card::new(player, Piece::King)))?
+            }
             Action::Escape { to, .. } => {
                 if !state.escape_pending {
-                    return Err(violation(FlagKind::IllegalPlacement, "EP-KING-ESCAPE", action.player(), vec![to], "An escape square follows only the king's summoning".into()));
+                    return Err(violation(
+                        FlagKind::IllegalPlacement,
+                        "EP-KING-ESCAPE",
+                        action.player(),
+                        vec![to],
+                        "An escape square follows only the king's summoning".into(),
+                    ));
                 }
                 state.check_escape(to)?
             }
@@ -758,7 +943,13 @@ impl EnPrise {
         if got == action {
             Ok(())
         } else {
-            Err(violation(FlagKind::Unexplained, "EP-TURN", action.player(), vec![], format!("{action} is not {got}")))
+            Err(violation(
+                FlagKind::Unexplained,
+                "EP-TURN",
+                action.player(),
+                vec![],
+                format!("{action} is not {got}"),
+            ))
         }
     }
 

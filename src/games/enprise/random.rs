@@ -6,7 +6,7 @@ use rand::rngs::StdRng;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 
-use super::{Action, EnPrise, Options, BATTLEPLAN_LEN};
+use super::{Action, BATTLEPLAN_LEN, EnPrise, Options};
 use crate::event::EventBody;
 use crate::script::step_toml;
 use crate::table::{Colour, Piece, Table};
@@ -35,7 +35,11 @@ pub struct RandomGame {
 pub fn random_battleplan(rng: &mut impl Rng) -> Vec<Piece> {
     let mut plan = Vec::with_capacity(BATTLEPLAN_LEN);
     plan.push(Piece::Queen);
-    plan.extend([Piece::Rook, Piece::Bishop, Piece::Knight].iter().flat_map(|&p| [p, p]));
+    plan.extend(
+        [Piece::Rook, Piece::Bishop, Piece::Knight]
+            .iter()
+            .flat_map(|&p| [p, p]),
+    );
     plan.extend([Piece::Pawn; 8]);
     plan.shuffle(rng);
     plan
@@ -45,12 +49,18 @@ pub fn random_battleplan(rng: &mut impl Rng) -> Vec<Piece> {
 /// actions.
 pub fn random_game(seed: u64, n_players: usize, max_turns: usize) -> RandomGame {
     let mut rng = StdRng::seed_from_u64(seed);
-    let players: Vec<Colour> = [Colour::White, Colour::Black, Colour::Red, Colour::Blue][..n_players].to_vec();
-    let plans: Vec<Vec<Piece>> = players.iter().map(|_| random_battleplan(&mut rng)).collect();
+    let players: Vec<Colour> =
+        [Colour::White, Colour::Black, Colour::Red, Colour::Blue][..n_players].to_vec();
+    let plans: Vec<Vec<Piece>> = players
+        .iter()
+        .map(|_| random_battleplan(&mut rng))
+        .collect();
     let mut game = EnPrise::new(&players, plans.clone(), Options::default());
     let mut turns = Vec::new();
     while turns.len() < max_turns && game.outcome().is_none() {
-        let Some(action) = pick(&game, &mut rng) else { break };
+        let Some(action) = pick(&game, &mut rng) else {
+            break;
+        };
         let applied = game.apply(action);
         turns.push(Turn {
             before: game,
@@ -60,7 +70,13 @@ pub fn random_game(seed: u64, n_players: usize, max_turns: usize) -> RandomGame 
         });
         game = applied.state;
     }
-    RandomGame { seed, players, plans, turns, end: game }
+    RandomGame {
+        seed,
+        players,
+        plans,
+        turns,
+        end: game,
+    }
 }
 
 /// A random legal action, weighted so that games move and capture rather
@@ -72,7 +88,11 @@ fn pick(game: &EnPrise, rng: &mut impl Rng) -> Option<Action> {
     if actions.is_empty() {
         return None;
     }
-    let escapes: Vec<Action> = actions.iter().copied().filter(|a| matches!(a, Action::Escape { .. })).collect();
+    let escapes: Vec<Action> = actions
+        .iter()
+        .copied()
+        .filter(|a| matches!(a, Action::Escape { .. }))
+        .collect();
     let rest: Vec<Action> = actions
         .iter()
         .copied()
@@ -85,14 +105,29 @@ fn pick(game: &EnPrise, rng: &mut impl Rng) -> Option<Action> {
     if rest.is_empty() {
         return actions.choose(rng).copied();
     }
-    let of = |f: fn(&Action) -> bool| -> Vec<Action> { rest.iter().copied().filter(|a| f(a)).collect() };
+    let of = |f: fn(&Action) -> bool| -> Vec<Action> { rest.iter().copied().filter(f).collect() };
     let groups = [
-        (of(|a| matches!(a, Action::Move { captured: Some(_), .. })), 4),
+        (
+            of(|a| {
+                matches!(
+                    a,
+                    Action::Move {
+                        captured: Some(_),
+                        ..
+                    }
+                )
+            }),
+            4,
+        ),
         (of(|a| matches!(a, Action::Move { captured: None, .. })), 3),
         (of(|a| matches!(a, Action::Summon { .. })), 1),
         (of(|a| matches!(a, Action::Place { .. })), 4),
     ];
-    let total: u32 = groups.iter().filter(|(g, _)| !g.is_empty()).map(|(_, w)| w).sum();
+    let total: u32 = groups
+        .iter()
+        .filter(|(g, _)| !g.is_empty())
+        .map(|(_, w)| w)
+        .sum();
     let mut roll = rng.random_range(0..total);
     for (g, w) in &groups {
         if g.is_empty() {
@@ -109,8 +144,16 @@ fn pick(game: &EnPrise, rng: &mut impl Rng) -> Option<Action> {
 impl RandomGame {
     /// The header of a table script for this game: game, players, Battleplans.
     pub fn script_header(&self) -> String {
-        let mut s = format!("# random En Prise game, seed {}\ngame = \"enprise\"\nplayers = [", self.seed);
-        s += &self.players.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+        let mut s = format!(
+            "# random En Prise game, seed {}\ngame = \"enprise\"\nplayers = [",
+            self.seed
+        );
+        s += &self
+            .players
+            .iter()
+            .map(|c| format!("\"{c}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
         s += "]\n\n[battleplan]\n";
         for (c, plan) in self.players.iter().zip(&self.plans) {
             let letters: Vec<String> = plan.iter().map(|p| p.letter().to_string()).collect();
@@ -135,7 +178,11 @@ impl RandomGame {
 pub fn position_with_cards(seed: u64, n_players: usize, cards: usize) -> EnPrise {
     for s in seed.. {
         let g = random_game(s, n_players, 400);
-        if let Some(t) = g.turns.iter().find(|t| t.before.card_count() >= cards && t.before.outcome().is_none()) {
+        if let Some(t) = g
+            .turns
+            .iter()
+            .find(|t| t.before.card_count() >= cards && t.before.outcome().is_none())
+        {
             return t.before.clone();
         }
     }

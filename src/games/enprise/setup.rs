@@ -27,11 +27,17 @@ pub fn parse_battleplan(text: &str, colour: Colour) -> Result<Vec<Piece>, String
         let letter = match tok.chars().collect::<Vec<_>>()[..] {
             [p] => p,
             [c, p] if Colour::from_letter(c) == Some(colour) => p,
-            _ => return Err(format!("bad card {tok:?}: write the piece letters K Q R B N P, such as \"N P P B ...\"")),
+            _ => {
+                return Err(format!(
+                    "bad card {tok:?}: write the piece letters K Q R B N P, such as \"N P P B ...\""
+                ));
+            }
         };
         match Piece::from_letter(letter) {
             Some(Piece::King) => {
-                return Err("the king is set aside, not part of the Battleplan (EP-BATTLEPLAN)".into());
+                return Err(
+                    "the king is set aside, not part of the Battleplan (EP-BATTLEPLAN)".into(),
+                );
             }
             Some(p) => plan.push(p),
             None => return Err(format!("bad card {tok:?}: pieces are Q R B N P")),
@@ -71,19 +77,26 @@ impl EnPrise {
     pub fn from_script(script: &Script) -> Result<EnPrise, ScriptError> {
         let players: Vec<Colour> = match &script.players {
             Some(p) => p.value.clone(),
-            None => Colour::ALL.into_iter().filter(|c| script.battleplan.contains_key(c)).collect(),
+            None => Colour::ALL
+                .into_iter()
+                .filter(|c| script.battleplan.contains_key(c))
+                .collect(),
         };
         let players_line = script.players.as_ref().map_or(1, |p| p.line);
         if !(2..=4).contains(&players.len()) {
-            return Err(script.error(players_line, format!(
-                "En Prise is for 2 to 4 players, this script has {} (EP-PLAYERS)",
-                players.len()
-            )));
+            return Err(script.error(
+                players_line,
+                format!(
+                    "En Prise is for 2 to 4 players, this script has {} (EP-PLAYERS)",
+                    players.len()
+                ),
+            ));
         }
         if let Some(c) = players.iter().find(|&&c| c == Colour::Yellow) {
-            return Err(script.error(players_line, format!(
-                "En Prise colours are white, black, red and blue, not {c} (EP-PLAYERS)"
-            )));
+            return Err(script.error(
+                players_line,
+                format!("En Prise colours are white, black, red and blue, not {c} (EP-PLAYERS)"),
+            ));
         }
         let mut plans = Vec::new();
         for &c in &players {
@@ -96,23 +109,32 @@ impl EnPrise {
             );
         }
         if let Some((c, bp)) = script.battleplan.iter().find(|(c, _)| !players.contains(c)) {
-            return Err(script.error(bp.line, format!("[battleplan] names {c}, who is not playing")));
+            return Err(script.error(
+                bp.line,
+                format!("[battleplan] names {c}, who is not playing"),
+            ));
         }
-        let opts: Options = script
-            .options
-            .value
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| script.error(script.options.line, format!("options: {}", e.message())))?;
-
-        let mut game = EnPrise::new(&players, plans, opts);
-        if let Some(start) = &script.start {
-            let state: StartState = start
-                .state
+        let opts: Options =
+            script
+                .options
                 .value
                 .clone()
                 .try_into()
-                .map_err(|e: toml::de::Error| script.error(start.state.line, format!("[start] state: {}", e.message())))?;
+                .map_err(|e: toml::de::Error| {
+                    script.error(script.options.line, format!("options: {}", e.message()))
+                })?;
+
+        let mut game = EnPrise::new(&players, plans, opts);
+        if let Some(start) = &script.start {
+            let state: StartState =
+                start
+                    .state
+                    .value
+                    .clone()
+                    .try_into()
+                    .map_err(|e: toml::de::Error| {
+                        script.error(start.state.line, format!("[start] state: {}", e.message()))
+                    })?;
             let err = |m: String| script.error(start.line, format!("[start]: {m}"));
             for name in &state.eliminated {
                 let i = Colour::from_name(name)
@@ -125,7 +147,9 @@ impl EnPrise {
                     .and_then(|c| game.index_of(c))
                     .ok_or_else(|| err(format!("played names {name:?}, who is not playing")))?;
                 if n > BATTLEPLAN_LEN {
-                    return Err(err(format!("{name} cannot have played {n} of {BATTLEPLAN_LEN} cards")));
+                    return Err(err(format!(
+                        "{name} cannot have played {n} of {BATTLEPLAN_LEN} cards"
+                    )));
                 }
                 game.next[i] = n;
             }
@@ -136,7 +160,12 @@ impl EnPrise {
                         let i = game
                             .index_of(card.colour)
                             .filter(|&i| !game.out[i])
-                            .ok_or_else(|| err(format!("the {} at {cell} belongs to no player in the game", card.describe())))?;
+                            .ok_or_else(|| {
+                                err(format!(
+                                    "the {} at {cell} belongs to no player in the game",
+                                    card.describe()
+                                ))
+                            })?;
                         if card.piece == Piece::King {
                             if game.king[i].is_some() {
                                 return Err(err(format!("{} has two kings", card.colour)));
@@ -145,7 +174,9 @@ impl EnPrise {
                         }
                         Sq::Piece(Card::new(card.colour, card.piece))
                     }
-                    Token::Unreadable => return Err(err(format!("?? at {cell}: a start position is known"))),
+                    Token::Unreadable => {
+                        return Err(err(format!("?? at {cell}: a start position is known")));
+                    }
                 };
                 game.set(cell, sq);
             }
@@ -164,9 +195,9 @@ impl EnPrise {
                     game.must_summon[i] = !game.out[i] && game.king[i].is_none();
                 }
             }
-            for i in 0..players.len() {
+            for (i, &colour) in players.iter().enumerate() {
                 if let Some(k) = game.king[i] {
-                    game.checked[i] = super::moves::attackers(&game.board, k, players[i], &game.opts);
+                    game.checked[i] = super::moves::attackers(&game.board, k, colour, &game.opts);
                 }
             }
         }
@@ -183,7 +214,13 @@ mod tests {
         let ok = parse_battleplan("N P P B Q R P P N P B P R P P", Colour::White).unwrap();
         assert_eq!(ok.len(), 15);
         assert_eq!(ok[0], Piece::Knight);
-        assert!(parse_battleplan("wN wP wP wB wQ wR wP wP wN wP wB wP wR wP wP", Colour::White).is_ok());
+        assert!(
+            parse_battleplan(
+                "wN wP wP wB wQ wR wP wP wN wP wB wP wR wP wP",
+                Colour::White
+            )
+            .is_ok()
+        );
         assert!(parse_battleplan("bN P P B Q R P P N P B P R P P", Colour::White).is_err());
         let e = parse_battleplan("N P P B Q R P P N P B P R P", Colour::White).unwrap_err();
         assert!(e.contains("15"), "{e}");

@@ -1,0 +1,123 @@
+//! The `arbiter` binary as a user runs it: exit status, output, and errors
+//! that name the file, the line and the problem.
+
+use std::process::{Command, Output};
+
+fn arbiter(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp_script(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const SHARED: &str = "../shared/scenarios/enprise-basics.toml";
+
+#[test]
+fn replay_json_is_one_event_per_line_and_watch_agrees() {
+    let o = arbiter(&["replay", SHARED, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert_eq!(lines[0]["event"], "game_started");
+    assert_eq!(lines[0]["players"], serde_json::json!(["white", "black"]));
+    let flag = lines
+        .iter()
+        .find(|l| l["event"] == "flag")
+        .expect("the missed SWAP is flagged");
+    assert_eq!(flag["kind"], "missed_swap");
+    assert_eq!(flag["step"], 8);
+    assert_eq!(flag["cells"], serde_json::json!([[2, 1]]));
+
+    let input = format!("script:{SHARED}");
+    let w = arbiter(&["watch", "--input", &input, "--json"]);
+    assert!(w.status.success(), "{}", stderr(&w));
+    assert_eq!(stdout(&w), stdout(&o));
+}
+
+#[test]
+fn replay_without_a_script_plays_the_bundled_demo_to_mate() {
+    let o = arbiter(&["replay"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("game started: enprise"), "{text}");
+    assert!(text.contains("FLAG missed_swap"), "{text}");
+    assert!(text.contains("CHECKMATE"), "{text}");
+    assert!(text.trim_end().ends_with("game over: white wins"), "{text}");
+}
+
+#[test]
+fn a_malformed_script_exits_2_naming_file_line_and_problem() {
+    let p = temp_script(
+        "ragged.toml",
+        "game = \"enprise\"\nplayers = [\"white\", \"black\"]\n[battleplan]\nwhite = \"N P P B Q R P P N P B P R P P\"\nblack = \"P N P P B Q P R P N P B P R P\"\n[[step]]\ntable = \"\"\"\nwN ##\n##\n\"\"\"\n",
+    );
+    let o = arbiter(&["replay", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{}:9:", p.display())), "{err}");
+    assert!(err.contains("ragged"), "{err}");
+    assert!(stdout(&o).is_empty(), "nothing is judged from a bad script");
+}
+
+#[test]
+fn a_bad_battleplan_names_its_line() {
+    let p = temp_script(
+        "plan.toml",
+        "game = \"enprise\"\n[battleplan]\nwhite = \"N P P B Q R P P N P B P R P P\"\nblack = \"P N P P B Q Q R P N P B P R P\"\n",
+    );
+    let o = arbiter(&["replay", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains(":4:") && err.contains("black's Battleplan"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_files_and_unknown_inputs_are_errors_not_panics() {
+    let o = arbiter(&["replay", "no/such/script.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no/such/script.toml"), "{}", stderr(&o));
+
+    let o = arbiter(&["watch", "--input", "camera:0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown input kind"), "{}", stderr(&o));
+
+    let o = arbiter(&["watch", "--input", "game.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("KIND:WHERE"), "{}", stderr(&o));
+
+    // Binary garbage in place of a script.
+    let p = temp_script("garbage.toml", "\u{0}\u{1}\u{ff}[[[");
+    let o = arbiter(&["replay", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("garbage.toml:1:"), "{}", stderr(&o));
+}
+
+#[test]
+fn games_not_yet_refereed_are_refused_clearly() {
+    let p = temp_script("dc.toml", "game = \"doublecross\"\n");
+    let o = arbiter(&["replay", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not refereed yet"), "{}", stderr(&o));
+}
