@@ -5,8 +5,8 @@
 //! `cargo run --example make_demo > fixtures/scenarios/enprise/demo.toml`
 
 use arbiter::event::{Event, EventBody};
-use arbiter::games::enprise::random::random_game;
 use arbiter::games::enprise::Action;
+use arbiter::games::enprise::random::random_game;
 use arbiter::script::step_toml;
 use arbiter::table::{Card, Cell, Piece, Table, Token};
 
@@ -16,7 +16,11 @@ fn expect(events: &[EventBody]) -> String {
     let items: Vec<String> = events
         .iter()
         .map(|e| {
-            let v = Event { step: 0, body: e.clone() }.to_json();
+            let v = Event {
+                step: 0,
+                body: e.clone(),
+            }
+            .to_json();
             let fields: Vec<String> = v
                 .as_object()
                 .unwrap()
@@ -32,7 +36,10 @@ fn expect(events: &[EventBody]) -> String {
 
 fn toml_value(v: &serde_json::Value) -> String {
     match v {
-        serde_json::Value::Array(a) => format!("[{}]", a.iter().map(toml_value).collect::<Vec<_>>().join(", ")),
+        serde_json::Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(toml_value).collect::<Vec<_>>().join(", ")
+        ),
         other => other.to_string(),
     }
 }
@@ -58,26 +65,59 @@ fn main() {
         let before = t.before.table();
         let mut pre: Option<(Table, String, String)> = None;
         match t.action {
-            Action::Move { card, from, to, captured: None, .. } if !swap_done => {
+            Action::Move {
+                card,
+                from,
+                to,
+                captured: None,
+                ..
+            } if !swap_done => {
                 swap_done = true;
                 let mut w = before.clone();
                 w.set(from, None);
                 w.set(to, Some(Token::Up(card)));
-                pre = Some((w, flag("missed_swap", from, "EP-MISSED-SWAP"), "the SWAP is forgotten".into()));
+                pre = Some((
+                    w,
+                    flag("missed_swap", from, "EP-MISSED-SWAP"),
+                    "the SWAP is forgotten".into(),
+                ));
             }
-            Action::Move { card, from, to, captured: Some(c), .. } if !flip_done => {
+            Action::Move {
+                card,
+                from,
+                to,
+                captured: Some(c),
+                ..
+            } if !flip_done => {
                 flip_done = true;
                 let mut w = before.clone();
                 w.set(from, Some(Token::Up(c)));
                 w.set(to, Some(Token::Up(card)));
-                pre = Some((w, flag("missed_flip", from, "EP-MISSED-FLIP"), "the FLIP is forgotten".into()));
+                pre = Some((
+                    w,
+                    flag("missed_flip", from, "EP-MISSED-FLIP"),
+                    "the FLIP is forgotten".into(),
+                ));
             }
-            Action::Place { card, to, down: false, .. } if !order_done && i > 6 => {
+            Action::Place {
+                card,
+                to,
+                down: false,
+                ..
+            } if !order_done && i > 6 => {
                 order_done = true;
-                let other = if card.piece == Piece::Pawn { Piece::Knight } else { Piece::Pawn };
+                let other = if card.piece == Piece::Pawn {
+                    Piece::Knight
+                } else {
+                    Piece::Pawn
+                };
                 let mut w = before.clone();
                 w.set(to, Some(Token::Up(Card::new(card.colour, other))));
-                pre = Some((w, flag("wrong_card", to, "EP-PLACE-ORDER"), "a card out of Battleplan order".into()));
+                pre = Some((
+                    w,
+                    flag("wrong_card", to, "EP-PLACE-ORDER"),
+                    "a card out of Battleplan order".into(),
+                ));
             }
             _ => {}
         }
@@ -86,10 +126,20 @@ fn main() {
             out += &format!("\n# {why}\n");
             out += &step_toml(&wrong);
             out += &exp;
-            events.insert(0, EventBody::Cleared { kind: arbiter::event::FlagKind::Unexplained, how: arbiter::event::How::Mended });
+            events.insert(
+                0,
+                EventBody::Cleared {
+                    kind: arbiter::event::FlagKind::Unexplained,
+                    how: arbiter::event::How::Mended,
+                },
+            );
             out += "\n# mended\n";
             let mut s = step_toml(&t.table);
-            s += &expect(&events[1..]).replacen("expect = [\n", "expect = [\n  { event = \"cleared\", how = \"mended\" },\n", 1);
+            s += &expect(&events[1..]).replacen(
+                "expect = [\n",
+                "expect = [\n  { event = \"cleared\", how = \"mended\" },\n",
+                1,
+            );
             out += &s;
         } else {
             out += "\n";

@@ -10,12 +10,12 @@
 //!   game goes on once the table is mended.
 
 use arbiter::event::{Event, EventBody};
-use arbiter::games::enprise::random::{random_game, RandomGame};
+use arbiter::games::enprise::random::{RandomGame, random_game};
 use arbiter::games::enprise::{Action, EnPrise, Sq};
+use arbiter::observation::Observation;
 use arbiter::referee::Referee;
 use arbiter::replay::replay;
 use arbiter::script::Script;
-use arbiter::observation::Observation;
 use arbiter::table::{Card, Cell, Piece, Table, Token};
 use proptest::prelude::*;
 
@@ -23,14 +23,19 @@ fn actions_of(events: &[Event]) -> Vec<(usize, String, String, Option<Card>)> {
     events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::Action(a) if a.action != "pass" => Some((e.step, a.player.clone(), a.action.clone(), a.card)),
+            EventBody::Action(a) if a.action != "pass" => {
+                Some((e.step, a.player.clone(), a.action.clone(), a.card))
+            }
             _ => None,
         })
         .collect()
 }
 
 fn flags(events: &[Event]) -> Vec<&Event> {
-    events.iter().filter(|e| matches!(e.body, EventBody::Flag(_))).collect()
+    events
+        .iter()
+        .filter(|e| matches!(e.body, EventBody::Flag(_)))
+        .collect()
 }
 
 fn players_for(seed: u64) -> usize {
@@ -122,43 +127,89 @@ fn inject(game: &RandomGame, mistake: Mistake, pick: usize) -> Option<Injection>
         let before = &t.before;
         let mut wrong = before.table();
         let (kind, cell) = match (mistake, t.action) {
-            (Mistake::DropSwap, Action::Move { card, from, to, captured: None, .. }) => {
+            (
+                Mistake::DropSwap,
+                Action::Move {
+                    card,
+                    from,
+                    to,
+                    captured: None,
+                    ..
+                },
+            ) => {
                 wrong.set(from, None);
                 wrong.set(to, Some(Token::Up(card)));
                 ("missed_swap", from)
             }
-            (Mistake::DropFlip, Action::Move { card, from, to, captured: Some(c), .. }) => {
+            (
+                Mistake::DropFlip,
+                Action::Move {
+                    card,
+                    from,
+                    to,
+                    captured: Some(c),
+                    ..
+                },
+            ) => {
                 wrong.set(from, Some(Token::Up(c)));
                 wrong.set(to, Some(Token::Up(card)));
                 ("missed_flip", from)
             }
-            (Mistake::OutOfOrder, Action::Place { card, to, down: false, .. }) => {
-                let other = [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight, Piece::Pawn]
-                    .into_iter()
-                    .find(|&p| p != card.piece)?;
+            (
+                Mistake::OutOfOrder,
+                Action::Place {
+                    card,
+                    to,
+                    down: false,
+                    ..
+                },
+            ) => {
+                let other = [
+                    Piece::Queen,
+                    Piece::Rook,
+                    Piece::Bishop,
+                    Piece::Knight,
+                    Piece::Pawn,
+                ]
+                .into_iter()
+                .find(|&p| p != card.piece)?;
                 wrong.set(to, Some(Token::Up(Card::new(card.colour, other))));
                 ("wrong_card", to)
             }
-            (Mistake::KnightAcrossGap, _) if !before.escape_pending() && !before.must_summon(before.to_move()) => {
+            (Mistake::KnightAcrossGap, _)
+                if !before.escape_pending() && !before.must_summon(before.to_move()) =>
+            {
                 let (from, to, card) = knight_across_gap(before)?;
                 wrong.set(from, Some(Token::Down));
                 wrong.set(to, Some(Token::Up(card)));
                 ("illegal_move", from)
             }
-            (Mistake::TouchingNothing, Action::Place { card, down, .. }) if !before.escape_pending() && before.card_count() > 0 => {
+            (Mistake::TouchingNothing, Action::Place { card, down, .. })
+                if !before.escape_pending() && before.card_count() > 0 =>
+            {
                 let (lo, _) = wrong.bounds()?;
                 let far = lo.offset(-3, -3);
                 wrong.set(far, Some(if down { Token::Down } else { Token::Up(card) }));
                 ("illegal_placement", far)
             }
-            (Mistake::NextToEnemyKing, Action::Place { card, down: false, .. }) if !before.escape_pending() => {
+            (
+                Mistake::NextToEnemyKing,
+                Action::Place {
+                    card, down: false, ..
+                },
+            ) if !before.escape_pending() => {
                 let cell = beside_enemy_king(before, card)?;
                 wrong.set(cell, Some(Token::Up(card)));
                 ("illegal_placement", cell)
             }
             _ => return None,
         };
-        Some(Injection { at, wrong, kind, cell })
+        Some(Injection {
+            at,
+            wrong,
+            kind,
+            cell,
+        })
     })
 }
 
@@ -172,7 +223,16 @@ fn knight_across_gap(g: &EnPrise) -> Option<(Cell, Cell, Card)> {
         if card.colour != me || card.piece != Piece::Knight {
             continue;
         }
-        for (dc, dr) in [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)] {
+        for (dc, dr) in [
+            (1, 2),
+            (2, 1),
+            (2, -1),
+            (1, -2),
+            (-1, -2),
+            (-2, -1),
+            (-2, 1),
+            (-1, 2),
+        ] {
             let to = from.offset(dc, dr);
             let dest_ok = match g.at(to) {
                 Sq::Vacant => true,
@@ -180,7 +240,9 @@ fn knight_across_gap(g: &EnPrise) -> Option<(Cell, Cell, Card)> {
                 Sq::Empty => false,
             };
             let routes = arbiter::games::board::knight_routes((dc, dr));
-            let broken = routes.iter().all(|r| r.iter().any(|&(c, rr)| !g.at(from.offset(c, rr)).exists()));
+            let broken = routes
+                .iter()
+                .all(|r| r.iter().any(|&(c, rr)| !g.at(from.offset(c, rr)).exists()));
             if dest_ok && broken {
                 return Some((from, to, card));
             }
@@ -192,12 +254,16 @@ fn knight_across_gap(g: &EnPrise) -> Option<(Cell, Cell, Card)> {
 /// An empty or vacant cell touching an opponent's king where `card` would
 /// otherwise be a fine placement (touching the board, not covering a piece).
 fn beside_enemy_king(g: &EnPrise, card: Card) -> Option<Cell> {
-    g.player_colours().iter().filter(|&&c| c != card.colour).find_map(|&c| {
-        let k = g.king_cell(c)?;
-        arbiter::games::board::DIRECTIONS.iter().map(|&(dc, dr)| k.offset(dc, dr)).find(|&cell| {
-            !matches!(g.at(cell), Sq::Piece(_))
+    g.player_colours()
+        .iter()
+        .filter(|&&c| c != card.colour)
+        .find_map(|&c| {
+            let k = g.king_cell(c)?;
+            arbiter::games::board::DIRECTIONS
+                .iter()
+                .map(|&(dc, dr)| k.offset(dc, dr))
+                .find(|&cell| !matches!(g.at(cell), Sq::Piece(_)))
         })
-    })
 }
 
 const MISTAKES: [Mistake; 6] = [
@@ -212,7 +278,11 @@ const MISTAKES: [Mistake; 6] = [
 /// Plays `game` through a referee with `inj` shown in place of turn
 /// `inj.at`, then the mended table, then the rest of the game.
 fn check_injection(game: &RandomGame, mistake: Mistake, inj: &Injection) -> Result<(), String> {
-    let mut referee = Referee::new(EnPrise::new(&game.players, game.plans.clone(), Default::default()));
+    let mut referee = Referee::new(EnPrise::new(
+        &game.players,
+        game.plans.clone(),
+        Default::default(),
+    ));
     let mut step = 0;
     let mut observe = |table: &Table| {
         let ev = referee.observe(step, &Observation::Table(table.clone()));
@@ -228,9 +298,13 @@ fn check_injection(game: &RandomGame, mistake: Mistake, inj: &Injection) -> Resu
     let ev = observe(&inj.wrong);
     let fl = flags(&ev);
     let [flag] = fl.as_slice() else {
-        return Err(format!("seed {seed} {mistake:?}: expected one flag, got {ev:?}"));
+        return Err(format!(
+            "seed {seed} {mistake:?}: expected one flag, got {ev:?}"
+        ));
     };
-    let EventBody::Flag(f) = &flag.body else { unreachable!() };
+    let EventBody::Flag(f) = &flag.body else {
+        unreachable!()
+    };
     if f.kind.as_str() != inj.kind || !f.cells.contains(&inj.cell) {
         return Err(format!(
             "seed {seed} {mistake:?} at turn {}: expected {} at {:?}, got {f:?}",
@@ -238,8 +312,14 @@ fn check_injection(game: &RandomGame, mistake: Mistake, inj: &Injection) -> Resu
         ));
     }
     let ev = observe(&game.turns[inj.at].table);
-    if !ev.iter().any(|e| matches!(&e.body, EventBody::Cleared { .. })) || !flags(&ev).is_empty() {
-        return Err(format!("seed {seed} {mistake:?}: mending did not clear: {ev:?}"));
+    if !ev
+        .iter()
+        .any(|e| matches!(&e.body, EventBody::Cleared { .. }))
+        || !flags(&ev).is_empty()
+    {
+        return Err(format!(
+            "seed {seed} {mistake:?}: mending did not clear: {ev:?}"
+        ));
     }
     let first_action = ev.iter().find_map(|e| match &e.body {
         EventBody::Action(a) => Some(a.clone()),
@@ -250,7 +330,9 @@ fn check_injection(game: &RandomGame, mistake: Mistake, inj: &Injection) -> Resu
         _ => None,
     });
     if first_action != want {
-        return Err(format!("seed {seed} {mistake:?}: mended as {first_action:?}, not {want:?}"));
+        return Err(format!(
+            "seed {seed} {mistake:?}: mended as {first_action:?}, not {want:?}"
+        ));
     }
     for t in &game.turns[inj.at + 1..] {
         if !flags(&observe(&t.table)).is_empty() {
@@ -298,7 +380,10 @@ fn every_kind_of_mistake_is_caught_across_many_games() {
             }
         }
     }
-    println!("{games} games; injected and caught: {:?}", MISTAKES.iter().zip(counts).collect::<Vec<_>>());
+    println!(
+        "{games} games; injected and caught: {:?}",
+        MISTAKES.iter().zip(counts).collect::<Vec<_>>()
+    );
     for (m, n) in MISTAKES.iter().zip(counts) {
         assert!(n >= 20, "{m:?} was injected only {n} times");
     }

@@ -12,7 +12,9 @@ use arbiter::script::Script;
 use serde_json::Value;
 
 fn scripts_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -35,7 +37,9 @@ fn all_scripts() -> Vec<PathBuf> {
 /// Whether `actual` has every field of `expected`; lists of cells compare as
 /// sets, since their order carries no meaning.
 fn subset_match(expected: &Value, actual: &Value) -> bool {
-    let (Some(exp), Some(act)) = (expected.as_object(), actual.as_object()) else { return false };
+    let (Some(exp), Some(act)) = (expected.as_object(), actual.as_object()) else {
+        return false;
+    };
     exp.iter().all(|(k, v)| match act.get(k) {
         None => false,
         Some(a) if matches!(k.as_str(), "cells" | "attackers" | "squares") => {
@@ -60,7 +64,11 @@ fn check_script(path: &Path) -> Vec<String> {
         Err(e) => return vec![format!("does not start: {e}")],
     };
     for (i, step) in script.steps.iter().enumerate() {
-        let got: Vec<Value> = events.iter().filter(|e| e.step == i).map(Event::to_json).collect();
+        let got: Vec<Value> = events
+            .iter()
+            .filter(|e| e.step == i)
+            .map(Event::to_json)
+            .collect();
         let got_here: Vec<&Value> = got
             .iter()
             .filter(|e| !(i == 0 && e["event"] == "game_started"))
@@ -73,14 +81,21 @@ fn check_script(path: &Path) -> Vec<String> {
                     if got_here.is_empty() {
                         "no events".to_string()
                     } else {
-                        got_here.iter().map(|g| g.to_string()).collect::<Vec<_>>().join("\n        ")
+                        got_here
+                            .iter()
+                            .map(|g| g.to_string())
+                            .collect::<Vec<_>>()
+                            .join("\n        ")
                     }
                 ));
             }
         }
         for g in got_here.iter().filter(|g| g["event"] == "flag") {
             if !step.expect.iter().any(|exp| subset_match(exp, g)) {
-                problems.push(format!("step {i} (line {}): unexpected flag {g}", step.line));
+                problems.push(format!(
+                    "step {i} (line {}): unexpected flag {g}",
+                    step.line
+                ));
             }
         }
     }
@@ -90,17 +105,28 @@ fn check_script(path: &Path) -> Vec<String> {
 /// Checks one script that must be rejected.
 fn check_invalid(path: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap();
-    let Some(spec) = text.lines().next().and_then(|l| l.strip_prefix("# expect-error:")) else {
+    let Some(spec) = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("# expect-error:"))
+    else {
         return vec!["an invalid script's first line must be `# expect-error: LINE: TEXT`".into()];
     };
-    let (line, want) = spec.trim().split_once(':').expect("# expect-error: LINE: TEXT");
+    let (line, want) = spec
+        .trim()
+        .split_once(':')
+        .expect("# expect-error: LINE: TEXT");
     let line: usize = line.trim().parse().expect("LINE is a number");
     let want = want.trim();
     let result = Script::load(path).and_then(|s| referee_for(&s).map(|_| ()));
     match result {
-        Ok(()) => vec![format!("was accepted; expected an error at line {line}: {want}")],
+        Ok(()) => vec![format!(
+            "was accepted; expected an error at line {line}: {want}"
+        )],
         Err(e) if e.line != line || !e.message.contains(want) => {
-            vec![format!("wrong error: {e}\n    expected line {line}: {want}")]
+            vec![format!(
+                "wrong error: {e}\n    expected line {line}: {want}"
+            )]
         }
         Err(e) if !e.to_string().starts_with(&path.display().to_string()) => {
             vec![format!("the error does not name the file: {e}")]
@@ -118,21 +144,43 @@ fn every_scenario_replays_as_expected() {
     for path in &scripts {
         let invalid = path.components().any(|c| c.as_os_str() == "invalid");
         shared += path.to_string_lossy().contains("shared/scenarios") as usize;
-        let problems = if invalid { check_invalid(path) } else { check_script(path) };
+        let problems = if invalid {
+            check_invalid(path)
+        } else {
+            check_script(path)
+        };
         for p in problems {
             failures.push(format!("{}: {p}", path.display()));
         }
     }
-    assert!(shared >= 1, "../shared/scenarios was not found beside the project");
-    assert!(failures.is_empty(), "{} problem(s):\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        shared >= 1,
+        "../shared/scenarios was not found beside the project"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} problem(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     println!("{} scenario scripts checked", scripts.len());
 }
 
 #[test]
 fn the_matcher_itself_rejects_what_differs() {
-    let g: Value = serde_json::json!({"event": "flag", "kind": "missed_swap", "cells": [[2, 1], [0, 0]]});
-    assert!(subset_match(&serde_json::json!({"event": "flag", "cells": [[0, 0], [2, 1]]}), &g));
-    assert!(!subset_match(&serde_json::json!({"event": "flag", "cells": [[0, 0]]}), &g));
-    assert!(!subset_match(&serde_json::json!({"kind": "missed_flip"}), &g));
+    let g: Value =
+        serde_json::json!({"event": "flag", "kind": "missed_swap", "cells": [[2, 1], [0, 0]]});
+    assert!(subset_match(
+        &serde_json::json!({"event": "flag", "cells": [[0, 0], [2, 1]]}),
+        &g
+    ));
+    assert!(!subset_match(
+        &serde_json::json!({"event": "flag", "cells": [[0, 0]]}),
+        &g
+    ));
+    assert!(!subset_match(
+        &serde_json::json!({"kind": "missed_flip"}),
+        &g
+    ));
     assert!(!subset_match(&serde_json::json!({"rule": "EP-X"}), &g));
 }
