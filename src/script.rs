@@ -472,8 +472,8 @@ bP wN
     fn a_bad_token_names_the_line_of_its_row() {
         let text = GOOD.replace("bP wN", "bP wX");
         let e = error_of(&text);
-        assert_eq!(e.line, 18, "{e}");
-        assert!(e.to_string().starts_with("bad.toml:18: step 1:"), "{e}");
+        assert_eq!(e.line, 17, "{e}");
+        assert!(e.to_string().starts_with("bad.toml:17: step 1:"), "{e}");
     }
 
     #[test]
@@ -489,7 +489,7 @@ bP wN
     #[test]
     fn ragged_grids_and_double_steps_are_rejected() {
         let e = error_of(&GOOD.replace("bP wN\n", "bP wN\n##\n"));
-        assert_eq!(e.line, 19, "{e}");
+        assert_eq!(e.line, 18, "{e}");
         assert!(e.message.contains("ragged"));
         let e = error_of(&GOOD.replace("[[step]]\norigin = [-1, 0]", "[[step]]\nbusy = true"));
         assert!(e.message.contains("exactly one"), "{e}");

@@ -15,9 +15,20 @@ use crate::table::{Card, Cell, Change, Piece, Token};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Attempt {
-    Move { from: Cell, to: Cell },
-    Place { cell: Cell, token: Token },
-    KingAndEscape { king: Cell, escape: Cell },
+    Move {
+        from: Cell,
+        to: Cell,
+    },
+    Place {
+        cell: Cell,
+        token: Token,
+    },
+    /// A king and its escape square seen in one observation.
+    KingAndEscape {
+        king: Cell,
+        card: Card,
+        escape: Cell,
+    },
 }
 
 /// How closely the table shows an attempt.
@@ -35,7 +46,7 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
     }
     let mut slip: Option<Flag> = None;
     let mut illegal: Option<Flag> = None;
-    for attempt in attempts(g, changes) {
+    for attempt in attempts(changes) {
         match try_attempt(g, attempt) {
             Ok((actions, applied)) => {
                 let prediction = predict(g, &actions, &applied);
@@ -86,7 +97,7 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
 }
 
 /// The attempts the changed cells suggest, moves first.
-fn attempts(g: &EnPrise, changes: &[Change]) -> Vec<Attempt> {
+fn attempts(changes: &[Change]) -> Vec<Attempt> {
     let mut out = Vec::new();
     for d in changes {
         let Some(Token::Up(card)) = d.after else {
@@ -115,21 +126,21 @@ fn attempts(g: &EnPrise, changes: &[Change]) -> Vec<Attempt> {
         }
     }
     if let [a, b] = changes {
-        let is_king = |c: &Change| {
-            matches!(c.after, Some(Token::Up(Card { piece: Piece::King, colour })) if colour == g.to_move() || g.escape_pending)
-                && c.before != c.after
+        let king = |c: &Change| match c.after {
+            Some(Token::Up(card)) if card.piece == Piece::King && c.before != c.after => Some(card),
+            _ => None,
         };
         let is_escape = |c: &Change| c.before.is_none() && c.after == Some(Token::Down);
-        if is_king(a) && is_escape(b) {
-            out.push(Attempt::KingAndEscape {
-                king: a.cell,
-                escape: b.cell,
-            });
-        } else if is_king(b) && is_escape(a) {
-            out.push(Attempt::KingAndEscape {
-                king: b.cell,
-                escape: a.cell,
-            });
+        for (k, e) in [(a, b), (b, a)] {
+            if let Some(card) = king(k)
+                && is_escape(e)
+            {
+                out.push(Attempt::KingAndEscape {
+                    king: k.cell,
+                    card,
+                    escape: e.cell,
+                });
+            }
         }
     }
     out
@@ -165,8 +176,8 @@ fn try_attempt(g: &EnPrise, attempt: Attempt) -> Result<(Vec<Action>, Applied), 
             let a = g.check_place(cell, token)?;
             Ok((vec![a], g.apply(a)))
         }
-        Attempt::KingAndEscape { king, escape } => {
-            let k = g.check_place(king, Token::Up(Card::new(g.to_move(), Piece::King)))?;
+        Attempt::KingAndEscape { king, card, escape } => {
+            let k = g.check_place(king, Token::Up(card))?;
             let first = g.apply(k);
             if !first.state.escape_pending {
                 let e = first.state.check_place(escape, Token::Down)?;
@@ -271,9 +282,8 @@ fn physical(g: &EnPrise, attempt: Attempt) -> Prediction {
             origin: None,
             flips: vec![],
         },
-        Attempt::KingAndEscape { king, escape } => {
-            let k = Token::Up(Card::new(g.to_move(), Piece::King));
-            let mut cells = vec![(king, Some(k)), (escape, Some(Token::Down))];
+        Attempt::KingAndEscape { king, card, escape } => {
+            let mut cells = vec![(king, Some(Token::Up(card))), (escape, Some(Token::Down))];
             cells.sort_by_key(|(c, _)| *c);
             Prediction {
                 cells,
