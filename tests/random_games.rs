@@ -277,7 +277,14 @@ const MISTAKES: [Mistake; 6] = [
 
 /// Plays `game` through a referee with `inj` shown in place of turn
 /// `inj.at`, then the mended table, then the rest of the game.
-fn check_injection(game: &RandomGame, mistake: Mistake, inj: &Injection) -> Result<(), String> {
+/// With `take_back`, the players first restore the table as it was before
+/// the mistake (the flag clears as taken back), then make the action properly.
+fn check_injection(
+    game: &RandomGame,
+    mistake: Mistake,
+    inj: &Injection,
+    take_back: bool,
+) -> Result<(), String> {
     let mut referee = Referee::new(EnPrise::new(
         &game.players,
         game.plans.clone(),
@@ -311,12 +318,29 @@ fn check_injection(game: &RandomGame, mistake: Mistake, inj: &Injection) -> Resu
             inj.at, inj.kind, inj.cell
         ));
     }
+    if take_back {
+        let ev = observe(&game.turns[inj.at].before.table());
+        let cleared = ev.iter().any(|e| {
+            matches!(
+                &e.body,
+                EventBody::Cleared {
+                    how: arbiter::event::How::TakenBack,
+                    ..
+                }
+            )
+        });
+        if !cleared || ev.len() != 1 {
+            return Err(format!(
+                "seed {seed} {mistake:?}: takeback not recognised: {ev:?}"
+            ));
+        }
+    }
     let ev = observe(&game.turns[inj.at].table);
-    if !ev
+    let cleared = ev
         .iter()
-        .any(|e| matches!(&e.body, EventBody::Cleared { .. }))
-        || !flags(&ev).is_empty()
-    {
+        .any(|e| matches!(&e.body, EventBody::Cleared { .. }));
+    // Once taken back there is nothing left to clear.
+    if cleared == take_back || !flags(&ev).is_empty() {
         return Err(format!(
             "seed {seed} {mistake:?}: mending did not clear: {ev:?}"
         ));
@@ -354,7 +378,7 @@ proptest! {
         // Try the chosen mistake first, then the others, so each case injects one.
         let found = (0..6).map(|k| MISTAKES[(which + k) % 6]).find_map(|m| inject(&game, m, pick).map(|inj| (m, inj)));
         if let Some((mistake, inj)) = found {
-            let r = check_injection(&game, mistake, &inj);
+            let r = check_injection(&game, mistake, &inj, pick % 2 == 1);
             prop_assert!(r.is_ok(), "{}", r.unwrap_err());
         }
     }
@@ -372,7 +396,7 @@ fn every_kind_of_mistake_is_caught_across_many_games() {
         for (k, &m) in MISTAKES.iter().enumerate() {
             for pick in [0, 37, 101] {
                 if let Some(inj) = inject(&game, m, pick.min(game.turns.len().saturating_sub(1))) {
-                    if let Err(e) = check_injection(&game, m, &inj) {
+                    if let Err(e) = check_injection(&game, m, &inj, pick == 37) {
                         panic!("{e}");
                     }
                     counts[k] += 1;
