@@ -74,7 +74,9 @@ impl<G: Game> Referee<G> {
             Observation::Table(table) => {
                 let unreadable = table.unreadable_cells();
                 if !unreadable.is_empty() {
-                    let flag = unreadable_flag(unreadable);
+                    // Name the cells in the board's frame, as every event does.
+                    let d = self.best_offset(table);
+                    let flag = unreadable_flag(unreadable.into_iter().map(|c| c.plus(d)).collect());
                     if !self
                         .unreadable
                         .as_ref()
@@ -148,6 +150,22 @@ impl<G: Game> Referee<G> {
                 )
             }
         }))
+    }
+
+    /// The candidate translation under which the fewest cells differ (no
+    /// shift, then the smallest, on ties).
+    fn best_offset(&self, observed: &Table) -> Cell {
+        self.candidate_offsets(observed)
+            .into_iter()
+            .min_by_key(|&d| {
+                (
+                    self.expected.diff_count(observed, d, usize::MAX),
+                    !d.is_zero(),
+                    d.norm(),
+                    d,
+                )
+            })
+            .unwrap_or_default()
     }
 
     /// The translations worth trying. Every action adds, removes or changes

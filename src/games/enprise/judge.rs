@@ -8,7 +8,7 @@
 //! origin), a missed FLIP (the captured card face-up at the origin), and a
 //! mated player's cards not yet turned face-down.
 
-use super::{Action, Applied, EnPrise, Sq, Violation};
+use super::{Action, Applied, EnPrise, Outcome, Sq, Violation};
 use crate::event::{Flag, FlagKind};
 use crate::games::{Verdict, unexplained};
 use crate::table::{Card, Cell, Change, Piece, Token};
@@ -41,8 +41,12 @@ enum Fit {
 }
 
 pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
-    if g.over.is_some() {
-        return Verdict::Flag(unexplained(changes, "EP-MATE", "The game is over"));
+    if let Some(outcome) = g.over {
+        let rule = match outcome {
+            Outcome::Win(_) => "EP-MATE",
+            Outcome::Draw => "EP-NOACTION",
+        };
+        return Verdict::Flag(unexplained(changes, rule, "The game is over"));
     }
     let mut slip: Option<Flag> = None;
     let mut illegal: Option<Flag> = None;
@@ -77,7 +81,14 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
     if let Some(f) = slip.or(illegal) {
         return Verdict::Flag(f);
     }
-    if changes.len() >= 2 && changes.iter().all(|c| c.before.is_none()) {
+    // Cards only added (new cards, or face-up cards on vacant squares): more
+    // than one placement at once.
+    let added = |c: &Change| match (c.before, c.after) {
+        (None, Some(_)) => true,
+        (Some(Token::Down), Some(Token::Up(_))) => true,
+        _ => false,
+    };
+    if changes.len() >= 2 && changes.iter().all(added) {
         return Verdict::Flag(Flag {
             kind: FlagKind::IllegalPlacement,
             cells: changes.iter().map(|c| c.cell).collect(),
@@ -180,15 +191,15 @@ fn try_attempt(g: &EnPrise, attempt: Attempt) -> Result<(Vec<Action>, Applied), 
             let k = g.check_place(king, Token::Up(card))?;
             let first = g.apply(k);
             if !first.state.escape_pending {
-                let e = first.state.check_place(escape, Token::Down)?;
+                let me = card.colour;
                 return Err(Violation {
                     kind: FlagKind::IllegalPlacement,
-                    rule: "EP-TURN",
+                    rule: "EP-KING-ESCAPE",
                     message: format!(
-                        "One action per turn: the card at {} comes after the king's turn",
-                        escape
+                        "{}'s Battleplan is empty, so there is no escape square: take the card at {escape} back",
+                        me.title()
                     ),
-                    player: e.player(),
+                    player: me,
                     cells: vec![escape],
                 });
             }

@@ -521,8 +521,10 @@ impl EnPrise {
     pub(super) fn check_place(&self, cell: Cell, token: Token) -> Result<Action, Violation> {
         let i = self.turn;
         let me = self.players[i];
+        // The player at fault: whoever owns the card, if they are playing
+        // (acting out of turn); otherwise the player whose turn it is.
         let who = match token {
-            Token::Up(card) => card.colour,
+            Token::Up(card) if self.index_of(card.colour).is_some() => card.colour,
             _ => me,
         };
         let v = |kind, rule, msg: String| violation(kind, rule, who, vec![cell], msg);
@@ -824,10 +826,11 @@ impl EnPrise {
                     ),
                 ));
             }
+            // "This also means a king is never captured" (EP-MOVE-SELFCHECK).
             Sq::Piece(t) if t.piece == Piece::King => {
                 return Err(v(
                     FlagKind::IllegalMove,
-                    "EP-MOVE-DEST",
+                    "EP-MOVE-SELFCHECK",
                     format!(
                         "A king is never captured: put the {} back on {from}",
                         card.describe()

@@ -136,18 +136,24 @@ impl EnPrise {
                         script.error(start.state.line, format!("[start] state: {}", e.message()))
                     })?;
             let err = |m: String| script.error(start.line, format!("[start]: {m}"));
+            let state_err =
+                |m: String| script.error(start.state.line, format!("[start] state: {m}"));
             for name in &state.eliminated {
                 let i = Colour::from_name(name)
                     .and_then(|c| game.index_of(c))
-                    .ok_or_else(|| err(format!("eliminated names {name:?}, who is not playing")))?;
+                    .ok_or_else(|| {
+                        state_err(format!("eliminated names {name:?}, who is not playing"))
+                    })?;
                 game.out[i] = true;
             }
             for (name, &n) in &state.played {
                 let i = Colour::from_name(name)
                     .and_then(|c| game.index_of(c))
-                    .ok_or_else(|| err(format!("played names {name:?}, who is not playing")))?;
+                    .ok_or_else(|| {
+                        state_err(format!("played names {name:?}, who is not playing"))
+                    })?;
                 if n > BATTLEPLAN_LEN {
-                    return Err(err(format!(
+                    return Err(state_err(format!(
                         "{name} cannot have played {n} of {BATTLEPLAN_LEN} cards"
                     )));
                 }
