@@ -83,10 +83,11 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
     }
     // Cards only added (new cards, or face-up cards on vacant squares): more
     // than one placement at once.
-    let added = |c: &Change| match (c.before, c.after) {
-        (None, Some(_)) => true,
-        (Some(Token::Down), Some(Token::Up(_))) => true,
-        _ => false,
+    let added = |c: &Change| {
+        matches!(
+            (c.before, c.after),
+            (None, Some(_)) | (Some(Token::Down), Some(Token::Up(_)))
+        )
     };
     if changes.len() >= 2 && changes.iter().all(added) {
         return Verdict::Flag(Flag {
