@@ -676,9 +676,14 @@ impl EnPrise {
                     FlagKind::IllegalPlacement,
                     "EP-KING-NEAR",
                     format!(
-                        "No piece may be placed touching {}'s king: take the {} at {cell} back",
+                        "No piece may be placed face-up touching {}'s king: take the {} at {cell} back{}",
                         k.title(),
-                        card.describe()
+                        card.describe(),
+                        if piece == Piece::Pawn {
+                            " (face-down it may stay)"
+                        } else {
+                            ""
+                        }
                     ),
                 ));
             }
