@@ -72,6 +72,25 @@ impl<G: Game> Referee<G> {
         match obs {
             Observation::Busy => {}
             Observation::Table(table) => {
+                if let Some((c, _)) = table.iter().find(|(c, _)| !c.in_range()) {
+                    // No input reports such a cell; judging it could overflow.
+                    let flag = Flag {
+                        kind: FlagKind::Unreadable,
+                        cells: vec![],
+                        rule: "INPUT".into(),
+                        message: format!("The input reported a cell out of range, {c}"),
+                        player: None,
+                    };
+                    if !self
+                        .unreadable
+                        .as_ref()
+                        .is_some_and(|f| f.same_complaint(&flag))
+                    {
+                        emit(EventBody::Flag(flag.clone()));
+                        self.unreadable = Some(flag);
+                    }
+                    return out;
+                }
                 let unreadable = table.unreadable_cells();
                 if !unreadable.is_empty() {
                     // Name the cells in the board's frame, as every event does.
@@ -297,5 +316,127 @@ impl<G: Game> AnyReferee for Referee<G> {
     }
     fn is_over(&self) -> bool {
         self.game.is_over()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::enprise::{EnPrise, Options};
+    use crate::table::{Card, Colour, Piece};
+
+    fn referee() -> Referee<EnPrise> {
+        let plan = |text| crate::games::enprise::parse_battleplan(text, Colour::White).unwrap();
+        let white = plan("N P P B Q R P P N P B P R P P");
+        let black = plan("P N P P B Q P R P N P B P R P");
+        Referee::new(EnPrise::new(
+            &[Colour::White, Colour::Black],
+            vec![white, black],
+            Options::default(),
+        ))
+    }
+
+    fn table(cells: &[(i32, i32, Token)]) -> Observation {
+        Observation::Table(
+            cells
+                .iter()
+                .map(|&(c, r, t)| (Cell::new(c, r), t))
+                .collect(),
+        )
+    }
+
+    const WN: Token = Token::Up(Card::new(Colour::White, Piece::Knight));
+    const BP: Token = Token::Down;
+
+    #[test]
+    fn a_shifted_table_is_no_change_and_a_shifted_action_is_read_in_the_board_frame() {
+        let mut r = referee();
+        assert_eq!(r.observe(0, &table(&[(0, 0, WN)])).len(), 1);
+        assert!(r.observe(1, &table(&[(9, -4, WN)])).is_empty());
+        let ev = r.observe(2, &table(&[(5, 5, WN), (6, 5, BP)]));
+        let [
+            Event {
+                body: EventBody::Action(a),
+                ..
+            },
+        ] = ev.as_slice()
+        else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(a.to, Some(Cell::new(1, 0)));
+    }
+
+    #[test]
+    fn unreadable_and_out_of_range_tables_are_flagged_and_judged_later() {
+        let mut r = referee();
+        r.observe(0, &table(&[(0, 0, WN)]));
+        let ev = r.observe(1, &table(&[(3, 3, WN), (4, 3, Token::Unreadable)]));
+        let [
+            Event {
+                body: EventBody::Flag(f),
+                ..
+            },
+        ] = ev.as_slice()
+        else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(
+            (f.kind, f.cells.clone()),
+            (FlagKind::Unreadable, vec![Cell::new(1, 0)])
+        );
+        // The same unreadable table again: nothing new to say.
+        assert!(
+            r.observe(2, &table(&[(3, 3, WN), (4, 3, Token::Unreadable)]))
+                .is_empty()
+        );
+        let ev = r.observe(3, &table(&[(0, 0, WN), (i32::MIN, 0, BP)]));
+        assert!(
+            matches!(&ev[..], [Event { body: EventBody::Flag(f), .. }] if f.kind == FlagKind::Unreadable),
+            "{ev:?}"
+        );
+        let ev = r.observe(4, &table(&[(0, 0, WN), (1, 0, BP)]));
+        assert!(matches!(
+            ev[0].body,
+            EventBody::Cleared {
+                kind: FlagKind::Unreadable,
+                how: How::Mended
+            }
+        ));
+        assert!(
+            matches!(&ev[1].body, EventBody::Action(a) if a.action == "place_vacant"),
+            "{ev:?}"
+        );
+    }
+
+    #[test]
+    fn a_flag_holds_the_game_until_taken_back_and_is_not_repeated() {
+        let mut r = referee();
+        r.observe(0, &table(&[(0, 0, WN)]));
+        // Black's card far from the board: touching nothing.
+        let far = table(&[(0, 0, WN), (5, 5, BP)]);
+        let ev = r.observe(1, &far);
+        assert!(
+            matches!(&ev[..], [Event { body: EventBody::Flag(f), .. }] if f.rule == "EP-PLACE-ADJ"),
+            "{ev:?}"
+        );
+        assert!(
+            r.observe(2, &far).is_empty(),
+            "the same complaint is not repeated"
+        );
+        assert_eq!(r.game().card_count(), 1, "the game did not advance");
+        let ev = r.observe(3, &table(&[(0, 0, WN)]));
+        assert!(
+            matches!(
+                ev[..],
+                [Event {
+                    body: EventBody::Cleared {
+                        how: How::TakenBack,
+                        ..
+                    },
+                    ..
+                }]
+            ),
+            "{ev:?}"
+        );
     }
 }

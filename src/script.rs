@@ -378,7 +378,10 @@ fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step
 fn grid(lines: &LineIndex, text: &str, s: &Spanned<String>, origin: Cell) -> Located2<Table> {
     Table::parse_grid(s.get_ref(), origin).map_err(|e| {
         let first = content_first_line(lines, text, s.span());
-        (first + e.line, e.message)
+        // Escapes (`\n`, a line-ending backslash) break the one-to-one
+        // mapping of grid rows to file lines; stay within the string.
+        let last = lines.line_of(s.span().end.saturating_sub(1));
+        ((first + e.line).min(last), e.message)
     })
 }
 

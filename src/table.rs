@@ -20,6 +20,16 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// Coordinates stay within ±LIMIT: far beyond any table, and far enough
+    /// from `i32`'s ends that translating one table onto another never
+    /// overflows.
+    pub const LIMIT: i32 = 1 << 20;
+
+    pub fn in_range(self) -> bool {
+        let r = -Cell::LIMIT..=Cell::LIMIT;
+        r.contains(&self.col) && r.contains(&self.row)
+    }
+
     pub const fn new(col: i32, row: i32) -> Self {
         Cell { col, row }
     }
@@ -518,6 +528,15 @@ impl Table {
     /// text they were found on.
     pub fn parse_grid(text: &str, origin: Cell) -> Result<Table, GridError> {
         let lines: Vec<&str> = text.lines().collect();
+        if !origin.in_range() || lines.len() as i64 + i64::from(Cell::LIMIT) > i64::from(i32::MAX) {
+            return Err(GridError {
+                line: 0,
+                message: format!(
+                    "origin {origin} is too far out: coordinates stay within ±{}",
+                    Cell::LIMIT
+                ),
+            });
+        }
         let first = lines.iter().position(|l| !l.trim().is_empty());
         let last = lines.iter().rposition(|l| !l.trim().is_empty());
         let (Some(first), Some(last)) = (first, last) else {
@@ -554,7 +573,17 @@ impl Table {
                     message: format!("column {}: {e}", col + 1),
                 })?;
                 if let Some(t) = token {
-                    cells.push((origin.offset(col as i32, row as i32), t));
+                    let cell = origin.offset(col as i32, row as i32);
+                    if !cell.in_range() {
+                        return Err(GridError {
+                            line: line_no,
+                            message: format!(
+                                "cell {cell} is too far out: coordinates stay within ±{}",
+                                Cell::LIMIT
+                            ),
+                        });
+                    }
+                    cells.push((cell, t));
                 }
             }
         }
