@@ -107,6 +107,53 @@ fn judge_place_shifted(bencher: Bencher, cards: usize) {
     judge(bencher, cards, Kind::Place, SHIFT);
 }
 
+/// The slow path: a move shown with its SWAP missed, which the referee must
+/// tell from every legal reading under every candidate shift before flagging.
+#[divan::bench(args = CARDS)]
+fn judge_missed_swap(bencher: Bencher, cards: usize) {
+    let state = position(cards);
+    let (action, _) = action_table(&state, Kind::Move);
+    let Action::Move { card, from, to, .. } = action else {
+        unreachable!()
+    };
+    let mut table = state.table();
+    table.set(from, None);
+    table.set(to, Some(arbiter::table::Token::Up(card)));
+    let obs = Observation::Table(table.shifted(SHIFT));
+    let events = Referee::new(state.clone()).observe(1, &obs);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(&e.body, EventBody::Flag(f) if f.kind.as_str() == "missed_swap")),
+        "{events:?}"
+    );
+    bencher
+        .with_inputs(|| Referee::new(state.clone()))
+        .bench_local_refs(|referee| referee.observe(1, black_box(&obs)));
+}
+
+/// The slowest path: cards swapped at random places, which nothing explains.
+#[divan::bench(args = CARDS)]
+fn judge_unexplained(bencher: Bencher, cards: usize) {
+    let state = position(cards);
+    let mut table = state.table();
+    let cells: Vec<Cell> = table.iter().map(|(c, _)| c).collect();
+    let (a, b) = (cells[1], cells[cells.len() - 2]);
+    let (ta, tb) = (table.get(a), table.get(b));
+    table.set(a, None);
+    table.set(b, ta);
+    table.set(cells[cells.len() / 2], tb);
+    let obs = Observation::Table(table);
+    let events = Referee::new(state.clone()).observe(1, &obs);
+    assert!(
+        events.iter().any(|e| matches!(&e.body, EventBody::Flag(_))),
+        "{events:?}"
+    );
+    bencher
+        .with_inputs(|| Referee::new(state.clone()))
+        .bench_local_refs(|referee| referee.observe(1, black_box(&obs)));
+}
+
 /// A seed whose 2-player random game lasts the full 200 turns.
 const REPLAY_SEED: u64 = 0;
 const REPLAY_TURNS: usize = 200;
