@@ -72,30 +72,31 @@ impl<G: Game> Referee<G> {
         match obs {
             Observation::Busy => {}
             Observation::Table(table) => {
-                if let Some((c, _)) = table.iter().find(|(c, _)| !c.in_range()) {
+                let unreadable = if let Some((c, _)) = table.iter().find(|(c, _)| !c.in_range()) {
                     // No input reports such a cell; judging it could overflow.
-                    let flag = Flag {
-                        kind: FlagKind::Unreadable,
-                        cells: vec![],
-                        rule: "INPUT".into(),
-                        message: format!("The input reported a cell out of range, {c}"),
-                        player: None,
-                    };
-                    if !self
-                        .unreadable
-                        .as_ref()
-                        .is_some_and(|f| f.same_complaint(&flag))
-                    {
-                        emit(EventBody::Flag(flag.clone()));
-                        self.unreadable = Some(flag);
-                    }
-                    return out;
-                }
-                let unreadable = table.unreadable_cells();
-                if !unreadable.is_empty() {
-                    // Name the cells in the board's frame, as every event does.
-                    let d = self.best_offset(table);
-                    let flag = unreadable_flag(unreadable.into_iter().map(|c| c.plus(d)).collect());
+                    Some(unreadable_flag(
+                        vec![],
+                        format!("The input reported a cell out of range, {c}"),
+                    ))
+                } else {
+                    let cells = table.unreadable_cells();
+                    (!cells.is_empty()).then(|| {
+                        // Name the cells in the board's frame, as every event does.
+                        let d = self.best_offset(table);
+                        let list = cells
+                            .iter()
+                            .map(|c| c.plus(d).to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        unreadable_flag(
+                            cells.into_iter().map(|c| c.plus(d)).collect(),
+                            format!(
+                                "Cannot read the card at {list}: straighten it or clear the view"
+                            ),
+                        )
+                    })
+                };
+                if let Some(flag) = unreadable {
                     if !self
                         .unreadable
                         .as_ref()
@@ -262,17 +263,12 @@ fn flag_rank(f: &Flag) -> u8 {
     }
 }
 
-fn unreadable_flag(cells: Vec<Cell>) -> Flag {
-    let list = cells
-        .iter()
-        .map(|c| c.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
+fn unreadable_flag(cells: Vec<Cell>, message: String) -> Flag {
     Flag {
         kind: FlagKind::Unreadable,
         cells,
         rule: "INPUT".into(),
-        message: format!("Cannot read the card at {list}: straighten it or clear the view"),
+        message,
         player: None,
     }
 }

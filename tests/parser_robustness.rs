@@ -12,7 +12,8 @@
 //!   the end of the input);
 //! - a script that loads and replays starts with `game_started` at step 0.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::sync::OnceLock;
 
 use arbiter::event::EventBody;
@@ -24,30 +25,12 @@ use proptest::sample::{Index, select};
 
 const FILE: &str = "x.toml";
 
-fn scripts_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            scripts_under(&p, out);
-        } else if p.extension().is_some_and(|x| x == "toml") {
-            out.push(p);
-        }
-    }
-}
-
 /// The texts of every scenario script that loads and replays, and of a
 /// short random game (so there is always a base with moves and captures).
 fn valid_scripts() -> &'static [String] {
     static SCRIPTS: OnceLock<Vec<String>> = OnceLock::new();
     SCRIPTS.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut paths = Vec::new();
-        scripts_under(&root.join("fixtures/scenarios"), &mut paths);
-        scripts_under(&root.join("../shared/scenarios"), &mut paths);
-        paths.sort();
+        let paths = common::all_scenario_scripts();
         let mut texts: Vec<String> = paths
             .iter()
             .filter_map(|p| std::fs::read_to_string(p).ok())

@@ -223,16 +223,7 @@ fn knight_across_gap(g: &EnPrise) -> Option<(Cell, Cell, Card)> {
         if card.colour != me || card.piece != Piece::Knight {
             continue;
         }
-        for (dc, dr) in [
-            (1, 2),
-            (2, 1),
-            (2, -1),
-            (1, -2),
-            (-1, -2),
-            (-2, -1),
-            (-2, 1),
-            (-1, 2),
-        ] {
+        for (dc, dr) in arbiter::games::board::KNIGHT_LEAPS {
             let to = from.offset(dc, dr);
             let dest_ok = match g.at(to) {
                 Sq::Vacant => true,

@@ -4,35 +4,14 @@
 //! rejected with the error their first line names:
 //! `# expect-error: LINE: TEXT` (LINE 0 when the error has no line).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use arbiter::event::Event;
 use arbiter::replay::{referee_for, replay};
 use arbiter::script::Script;
 use serde_json::Value;
-
-fn scripts_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            scripts_under(&p, out);
-        } else if p.extension().is_some_and(|x| x == "toml") {
-            out.push(p);
-        }
-    }
-}
-
-fn all_scripts() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    scripts_under(&root.join("fixtures/scenarios"), &mut out);
-    scripts_under(&root.join("../shared/scenarios"), &mut out);
-    out.sort();
-    out
-}
 
 /// Whether `actual` has every field of `expected`; lists of cells compare as
 /// sets, since their order carries no meaning.
@@ -137,7 +116,7 @@ fn check_invalid(path: &Path) -> Vec<String> {
 
 #[test]
 fn every_scenario_replays_as_expected() {
-    let scripts = all_scripts();
+    let scripts = common::all_scenario_scripts();
     assert!(scripts.len() >= 2, "no scenarios found");
     let mut failures = Vec::new();
     let mut shared = 0;

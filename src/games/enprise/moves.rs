@@ -396,41 +396,26 @@ impl EnPrise {
                 && !self.attacks_enemy_king(me, to, card)
                 && !self.exposes(i, &[(to, Sq::Piece(card))], None)
         };
+        let place = |to, down, onto| Action::Place {
+            player: me,
+            card,
+            to,
+            down,
+            onto,
+        };
         for &to in &frontier {
-            if up_ok(to)
-                && !emit(Action::Place {
-                    player: me,
-                    card,
-                    to,
-                    down: false,
-                    onto: false,
-                })
-            {
+            if up_ok(to) && !emit(place(to, false, false)) {
                 return;
             }
             if piece == Piece::Pawn
                 && !self.exposes(i, &[(to, Sq::Vacant)], None)
-                && !emit(Action::Place {
-                    player: me,
-                    card,
-                    to,
-                    down: true,
-                    onto: false,
-                })
+                && !emit(place(to, true, false))
             {
                 return;
             }
         }
         for &to in &vacants {
-            if up_ok(to)
-                && !emit(Action::Place {
-                    player: me,
-                    card,
-                    to,
-                    down: false,
-                    onto: true,
-                })
-            {
+            if up_ok(to) && !emit(place(to, false, true)) {
                 return;
             }
         }

@@ -1,0 +1,28 @@
+//! Shared by the integration tests.
+
+use std::path::{Path, PathBuf};
+
+/// Every scenario script: the project's `fixtures/scenarios/` (all games,
+/// `invalid/` included) and `../shared/scenarios/`, sorted.
+pub fn all_scenario_scripts() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    scripts_under(&root.join("fixtures/scenarios"), &mut out);
+    scripts_under(&root.join("../shared/scenarios"), &mut out);
+    out.sort();
+    out
+}
+
+fn scripts_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            scripts_under(&p, out);
+        } else if p.extension().is_some_and(|x| x == "toml") {
+            out.push(p);
+        }
+    }
+}
