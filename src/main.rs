@@ -108,6 +108,7 @@ fn referee_script(script: &Script, json: bool) -> Result<(), BadInput> {
         for (i, obs) in script.observations().enumerate() {
             print(referee.observe(i, obs))?;
         }
+        print(referee.finish(script.steps.len().saturating_sub(1)))?;
         io::Result::Ok(())
     })();
     match result {

@@ -7,7 +7,7 @@
 //! the same for every game; what an observed change *means* is the game's.
 
 use crate::event::{Event, EventBody, Flag, FlagKind, How};
-use crate::games::{Game, Verdict};
+use crate::games::{Game, Reading, Verdict};
 use crate::observation::Observation;
 use crate::table::{Cell, Table, Token};
 
@@ -23,8 +23,23 @@ pub struct Referee<G: Game> {
     /// advance until the table is mended or taken back.
     open: Option<Flag>,
     unreadable: Option<Flag>,
+    /// Readings of recent observations that the table cannot yet tell apart,
+    /// best first; `game` is the first of them. Their events wait until a
+    /// later observation leaves one reading standing: that is the step that
+    /// makes them certain.
+    undecided: Vec<Reading<G>>,
+    /// Changes of the table seen since the readings opened.
+    undecided_changes: usize,
     started: bool,
 }
+
+/// At most this many readings are kept open at once; beyond, the best win.
+const MAX_READINGS: usize = 8;
+
+/// Readings still open after this many more changes of the table are
+/// settled on the best: players should not wait long to see an action
+/// announced, and most ambiguities end with the very next action.
+const MAX_UNDECIDED_CHANGES: usize = 3;
 
 impl<G: Game> Referee<G> {
     pub fn new(game: G) -> Self {
@@ -34,6 +49,8 @@ impl<G: Game> Referee<G> {
             expected,
             open: None,
             unreadable: None,
+            undecided: Vec::new(),
+            undecided_changes: 0,
             started: false,
         }
     }
@@ -113,10 +130,16 @@ impl<G: Game> Referee<G> {
                         how: How::Mended,
                     });
                 }
-                let verdict = self.judge_table(table);
-                self.settle(verdict, &mut emit);
+                if self.undecided.is_empty() {
+                    let verdict = judge_table(&self.game, &self.expected, table);
+                    self.settle(verdict, &mut emit);
+                } else {
+                    self.decide(table, &mut emit);
+                }
             }
             other => {
+                // Non-table inputs belong to games without ambiguous readings.
+                self.commit_best(&mut emit);
                 let verdict = Some(self.game.judge_input(other));
                 self.settle(verdict, &mut emit);
             }
@@ -124,58 +147,10 @@ impl<G: Game> Referee<G> {
         out
     }
 
-    /// `None` means the table shows the expected position (up to a shift).
-    fn judge_table(&self, observed: &Table) -> Option<Verdict<G>> {
-        let offsets = self.candidate_offsets(observed);
-        let mut scored: Vec<(usize, Cell)> = offsets
-            .into_iter()
-            .map(|d| {
-                (
-                    self.expected.diff_count(observed, d, MAX_JUDGED_DIFF + 1),
-                    d,
-                )
-            })
-            .collect();
-        if scored.iter().any(|&(n, _)| n == 0) {
-            return None;
-        }
-        // A legal reading at no shift wins outright (the spec prefers no
-        // shift); otherwise fewest differing cells first, then no shift, then
-        // the smallest shift.
-        scored.sort_by_key(|&(n, d)| (!d.is_zero(), n, d.norm(), d));
-        let mut best: Option<((u8, usize, i32), Flag)> = None;
-        for &(n, d) in &scored {
-            if n > MAX_JUDGED_DIFF {
-                continue;
-            }
-            let changes = self.expected.diff(observed, d);
-            match self.game.judge(&changes) {
-                advance @ Verdict::Advance { .. } => return Some(advance),
-                Verdict::Flag(f) => {
-                    let key = (flag_rank(&f), n, d.norm());
-                    if best.as_ref().is_none_or(|(k, _)| key < *k) {
-                        best = Some((key, f));
-                    }
-                }
-            }
-        }
-        Some(Verdict::Flag(match best {
-            Some((_, f)) => f,
-            None => {
-                let (_, d) = scored.iter().min_by_key(|(n, d)| (*n, d.norm())).copied()?;
-                crate::games::unexplained(
-                    &self.expected.diff(observed, d),
-                    "TABLE",
-                    "Too much changed at once",
-                )
-            }
-        }))
-    }
-
     /// The candidate translation under which the fewest cells differ (no
     /// shift, then the smallest, on ties).
     fn best_offset(&self, observed: &Table) -> Cell {
-        self.candidate_offsets(observed)
+        candidate_offsets(&self.game, &self.expected, observed)
             .into_iter()
             .min_by_key(|&d| {
                 (
@@ -186,36 +161,6 @@ impl<G: Game> Referee<G> {
                 )
             })
             .unwrap_or_default()
-    }
-
-    /// The translations worth trying. Every action adds, removes or changes
-    /// only a few cards, so the first card of the expected table lands on
-    /// one of the first few cards of the observation, or the other way
-    /// round; when neither fits (a large upheaval), the translation that
-    /// matches the most cards.
-    fn candidate_offsets(&self, observed: &Table) -> Vec<Cell> {
-        let mut out = vec![Cell::default()];
-        if !self.game.translation_free() {
-            return out;
-        }
-        let (b, o) = (self.expected.cells(), observed.cells());
-        if b.is_empty() || o.is_empty() {
-            return out;
-        }
-        out.extend(o.iter().take(3).map(|(c, _)| b[0].0.minus(*c)));
-        out.extend(b.iter().take(3).map(|(c, _)| c.minus(o[0].0)));
-        out.sort();
-        out.dedup();
-        let best = out
-            .iter()
-            .map(|&d| self.expected.diff_count(observed, d, 8))
-            .min()
-            .unwrap_or(0);
-        if best > 6 {
-            out.push(max_match_offset(&self.expected, observed));
-            out.dedup();
-        }
-        out
     }
 
     fn settle(&mut self, verdict: Option<Verdict<G>>, emit: &mut impl FnMut(EventBody)) {
@@ -247,8 +192,172 @@ impl<G: Game> Referee<G> {
                     self.open = Some(flag);
                 }
             }
+            Some(Verdict::Ambiguous(mut readings)) => {
+                if let Some(f) = self.open.take() {
+                    emit(EventBody::Cleared {
+                        kind: f.kind,
+                        how: How::Mended,
+                    });
+                }
+                readings.truncate(MAX_READINGS);
+                self.undecided = readings;
+                self.undecided_changes = 0;
+                self.game = self.undecided[0].game.clone();
+                self.expected = self.game.table();
+            }
         }
     }
+
+    /// Judges a table against every open reading (they all expect the same
+    /// table). Readings that cannot explain a change fall away; when one is
+    /// left, its events are announced now. When every reading flags the
+    /// table, all stay open and the most telling flag is raised: the table
+    /// that mends it will also tell the readings apart.
+    fn decide(&mut self, table: &Table, emit: &mut impl FnMut(EventBody)) {
+        let mut advanced: Vec<Reading<G>> = Vec::new();
+        let mut flags: Vec<Flag> = Vec::new();
+        let mut unchanged = false;
+        for r in &self.undecided {
+            match judge_table(&r.game, &self.expected, table) {
+                None => unchanged = true,
+                Some(Verdict::Advance { game, events }) => {
+                    advanced.push(Reading {
+                        game,
+                        events: [r.events.clone(), events].concat(),
+                    });
+                }
+                Some(Verdict::Ambiguous(more)) => {
+                    advanced.extend(more.into_iter().map(|m| Reading {
+                        game: m.game,
+                        events: [r.events.clone(), m.events].concat(),
+                    }));
+                }
+                Some(Verdict::Flag(f)) => flags.push(f),
+            }
+        }
+        if unchanged {
+            self.settle(None, emit);
+        } else if !advanced.is_empty() {
+            if let Some(f) = self.open.take() {
+                emit(EventBody::Cleared {
+                    kind: f.kind,
+                    how: How::Mended,
+                });
+            }
+            advanced.truncate(MAX_READINGS);
+            self.undecided = advanced;
+            self.undecided_changes += 1;
+            if self.undecided.len() == 1 || self.undecided_changes >= MAX_UNDECIDED_CHANGES {
+                self.commit_best(emit);
+            } else {
+                self.game = self.undecided[0].game.clone();
+                self.expected = self.game.table();
+            }
+        } else {
+            // A turn complaint is the weakest: another reading may make it
+            // that player's turn.
+            let best = flags
+                .into_iter()
+                .min_by_key(|f| (flag_rank(f), f.kind == FlagKind::WrongPlayer))
+                .expect("every reading judged the table");
+            self.settle(Some(Verdict::Flag(best)), emit);
+        }
+    }
+
+    /// Takes the best open reading as what happened and announces it.
+    fn commit_best(&mut self, emit: &mut impl FnMut(EventBody)) {
+        if self.undecided.is_empty() {
+            return;
+        }
+        let best = self.undecided.swap_remove(0);
+        self.undecided.clear();
+        for e in best.events {
+            emit(e);
+        }
+        self.game = best.game;
+        self.expected = self.game.table();
+    }
+
+    /// The input has ended: readings still open are settled on the best one,
+    /// and its events announced (stamped `step`).
+    pub fn finish(&mut self, step: usize) -> Vec<Event> {
+        let mut out = Vec::new();
+        self.commit_best(&mut |body| out.push(Event { step, body }));
+        out
+    }
+}
+
+/// `None` means the table shows the expected position (up to a shift).
+fn judge_table<G: Game>(game: &G, expected: &Table, observed: &Table) -> Option<Verdict<G>> {
+    let offsets = candidate_offsets(game, expected, observed);
+    let mut scored: Vec<(usize, Cell)> = offsets
+        .into_iter()
+        .map(|d| (expected.diff_count(observed, d, MAX_JUDGED_DIFF + 1), d))
+        .collect();
+    if scored.iter().any(|&(n, _)| n == 0) {
+        return None;
+    }
+    // A legal reading at no shift wins outright (the spec prefers no
+    // shift); otherwise fewest differing cells first, then no shift, then
+    // the smallest shift.
+    scored.sort_by_key(|&(n, d)| (!d.is_zero(), n, d.norm(), d));
+    let mut best: Option<((u8, usize, i32), Flag)> = None;
+    for &(n, d) in &scored {
+        if n > MAX_JUDGED_DIFF {
+            continue;
+        }
+        let changes = expected.diff(observed, d);
+        match game.judge(&changes) {
+            v @ (Verdict::Advance { .. } | Verdict::Ambiguous(_)) => return Some(v),
+            Verdict::Flag(f) => {
+                let key = (flag_rank(&f), n, d.norm());
+                if best.as_ref().is_none_or(|(k, _)| key < *k) {
+                    best = Some((key, f));
+                }
+            }
+        }
+    }
+    Some(Verdict::Flag(match best {
+        Some((_, f)) => f,
+        None => {
+            let (_, d) = scored.iter().min_by_key(|(n, d)| (*n, d.norm())).copied()?;
+            crate::games::unexplained(
+                &expected.diff(observed, d),
+                "TABLE",
+                "Too much changed at once",
+            )
+        }
+    }))
+}
+
+/// The translations worth trying. Every action adds, removes or changes
+/// only a few cards, so the first card of the expected table lands on
+/// one of the first few cards of the observation, or the other way
+/// round; when neither fits (a large upheaval), the translation that
+/// matches the most cards.
+fn candidate_offsets<G: Game>(game: &G, expected: &Table, observed: &Table) -> Vec<Cell> {
+    let mut out = vec![Cell::default()];
+    if !game.translation_free() {
+        return out;
+    }
+    let (b, o) = (expected.cells(), observed.cells());
+    if b.is_empty() || o.is_empty() {
+        return out;
+    }
+    out.extend(o.iter().take(3).map(|(c, _)| b[0].0.minus(*c)));
+    out.extend(b.iter().take(3).map(|(c, _)| c.minus(o[0].0)));
+    out.sort();
+    out.dedup();
+    let best = out
+        .iter()
+        .map(|&d| expected.diff_count(observed, d, 8))
+        .min()
+        .unwrap_or(0);
+    if best > 6 {
+        out.push(max_match_offset(&expected, observed));
+        out.dedup();
+    }
+    out
 }
 
 /// Physical slips first (they name the one step to mend), then explained
@@ -296,6 +405,8 @@ fn max_match_offset(expected: &Table, observed: &Table) -> Cell {
 pub trait AnyReferee {
     fn start(&mut self) -> Vec<Event>;
     fn observe(&mut self, step: usize, obs: &Observation) -> Vec<Event>;
+    /// The input has ended; announce what is still undecided.
+    fn finish(&mut self, step: usize) -> Vec<Event>;
     fn expected_table(&self) -> &Table;
     fn is_over(&self) -> bool;
 }
@@ -306,6 +417,9 @@ impl<G: Game> AnyReferee for Referee<G> {
     }
     fn observe(&mut self, step: usize, obs: &Observation) -> Vec<Event> {
         Referee::observe(self, step, obs)
+    }
+    fn finish(&mut self, step: usize) -> Vec<Event> {
+        Referee::finish(self, step)
     }
     fn expected_table(&self) -> &Table {
         &self.expected

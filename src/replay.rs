@@ -27,5 +27,7 @@ pub fn replay(script: &Script) -> Result<Vec<Event>, ScriptError> {
     for (i, obs) in script.observations().enumerate() {
         events.extend(referee.observe(i, obs));
     }
+    // Readings still open when the script ends are settled at its last step.
+    events.extend(referee.finish(script.steps.len().saturating_sub(1)));
     Ok(events)
 }

@@ -10,6 +10,7 @@
 //!   game goes on once the table is mended.
 
 use arbiter::event::{Event, EventBody};
+use arbiter::games::Verdict;
 use arbiter::games::enprise::random::{RandomGame, random_game};
 use arbiter::games::enprise::{Action, EnPrise, Sq};
 use arbiter::observation::Observation;
@@ -70,6 +71,7 @@ proptest! {
             let (dc, dr) = shifts[i % shifts.len()];
             events.extend(referee.observe(i, &Observation::Table(t.table.shifted(Cell::new(dc, dr)))));
         }
+        events.extend(referee.finish(game.turns.len()));
         prop_assert!(flags(&events).is_empty(), "seed {seed}: {:?}", flags(&events));
         let want: Vec<(String, String)> = game.turns.iter().map(|t| (t.action.player().name().to_string(), t.action.name().to_string())).collect();
         let got: Vec<(String, String)> = actions_of(&events).into_iter().map(|(_, p, a, _)| (p, a)).collect();
@@ -89,12 +91,19 @@ proptest! {
             // The chosen action's table is read as that action.
             let applied = before.apply(t.action);
             let changes = before.table().diff(&applied.state.table(), Cell::default());
+            let first_action = |events: &[EventBody]| {
+                events.iter().find(|e| matches!(e, EventBody::Action(a) if a.action != "pass")).cloned()
+            };
+            let want = Some(t.action.event());
             match arbiter::games::Game::judge(before, &changes) {
-                arbiter::games::Verdict::Advance { events, .. } => {
-                    let first = events.iter().find(|e| matches!(e, EventBody::Action(a) if a.action != "pass"));
-                    prop_assert_eq!(first, Some(&t.action.event()));
+                Verdict::Advance { events, .. } => prop_assert_eq!(first_action(&events), want),
+                // An escape square that could also be the next player's
+                // face-down pawn: one of the readings is the action.
+                Verdict::Ambiguous(readings) => {
+                    prop_assert!(readings.len() >= 2);
+                    prop_assert!(readings.iter().any(|r| first_action(&r.events) == want));
                 }
-                arbiter::games::Verdict::Flag(f) => prop_assert!(false, "seed {seed}: {} flagged: {f:?}", t.action),
+                Verdict::Flag(f) => prop_assert!(false, "seed {seed}: {} flagged: {f:?}", t.action),
             }
         }
     }
@@ -336,17 +345,17 @@ fn check_injection(
             "seed {seed} {mistake:?}: mending did not clear: {ev:?}"
         ));
     }
-    let first_action = ev.iter().find_map(|e| match &e.body {
-        EventBody::Action(a) => Some(a.clone()),
-        _ => None,
-    });
+    // The mended action (after any reading left open from the turn before).
     let want = game.turns[inj.at].events.iter().find_map(|e| match e {
         EventBody::Action(a) => Some(a.clone()),
         _ => None,
     });
-    if first_action != want {
+    let mended = ev
+        .iter()
+        .any(|e| matches!(&e.body, EventBody::Action(a) if Some(a) == want.as_ref()));
+    if !mended {
         return Err(format!(
-            "seed {seed} {mistake:?}: mended as {first_action:?}, not {want:?}"
+            "seed {seed} {mistake:?}: mended as {ev:?}, not {want:?}"
         ));
     }
     for t in &game.turns[inj.at + 1..] {

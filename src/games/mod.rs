@@ -18,6 +18,18 @@ pub enum Verdict<G> {
     /// The table shows something the rules forbid or a physical mistake. The
     /// game stays where it was.
     Flag(Flag),
+    /// Several legal readings leave this very table (En Prise: the
+    /// summoner's escape square, or the next player's face-down pawn), best
+    /// first. The referee keeps them all and lets later observations decide.
+    Ambiguous(Vec<Reading<G>>),
+}
+
+/// One reading of an observation: the state it leads to and what it
+/// announces.
+#[derive(Clone, Debug)]
+pub struct Reading<G> {
+    pub game: G,
+    pub events: Vec<EventBody>,
 }
 
 /// One game's rules as the referee needs them. Implementations are values:

@@ -10,7 +10,7 @@
 
 use super::{Action, Applied, EnPrise, Outcome, Sq, Violation};
 use crate::event::{Flag, FlagKind};
-use crate::games::{Verdict, unexplained};
+use crate::games::{Reading, Verdict, unexplained};
 use crate::table::{Card, Cell, Change, Piece, Token};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,9 +56,16 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
                 let prediction = predict(g, &actions, &applied);
                 match fit(&prediction, changes) {
                     Some(Fit::Exact) => {
-                        return Verdict::Advance {
+                        let reading = Reading {
                             game: applied.state,
                             events: applied.events,
+                        };
+                        return match other_reading(g, attempt, &actions, changes) {
+                            Some(other) => Verdict::Ambiguous(vec![reading, other]),
+                            None => Verdict::Advance {
+                                game: reading.game,
+                                events: reading.events,
+                            },
                         };
                     }
                     Some(f) if slip.is_none() => slip = Some(slip_flag(g, &actions, f)),
@@ -106,6 +113,25 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
         "EP-TURN",
         "Nothing the rules allow or forbid explains this",
     ))
+}
+
+/// A face-down card right after a summoning reads first as the summoner's
+/// escape square; if the summoner's turn could also have closed and the
+/// next player laid a face-down pawn there, the table cannot tell which.
+fn other_reading(
+    g: &EnPrise,
+    attempt: Attempt,
+    actions: &[Action],
+    changes: &[Change],
+) -> Option<Reading<EnPrise>> {
+    if !g.escape_pending || !matches!(actions, [Action::Escape { .. }]) {
+        return None;
+    }
+    let (actions, applied) = try_closed(g, attempt).ok()?;
+    (fit(&predict(g, &actions, &applied), changes) == Some(Fit::Exact)).then_some(Reading {
+        game: applied.state,
+        events: applied.events,
+    })
 }
 
 /// The attempts the changed cells suggest, moves first.

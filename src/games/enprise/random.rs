@@ -97,7 +97,6 @@ fn pick(game: &EnPrise, rng: &mut impl Rng) -> Option<Action> {
         .iter()
         .copied()
         .filter(|a| !matches!(a, Action::Escape { .. }))
-        .filter(|a| !(game.escape_pending() && matches!(a, Action::Place { down: true, .. })))
         .collect();
     if !escapes.is_empty() && (rest.is_empty() || rng.random_bool(0.7)) {
         return escapes.choose(rng).copied();
