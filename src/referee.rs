@@ -354,7 +354,7 @@ fn candidate_offsets<G: Game>(game: &G, expected: &Table, observed: &Table) -> V
         .min()
         .unwrap_or(0);
     if best > 6 {
-        out.push(max_match_offset(&expected, observed));
+        out.push(max_match_offset(expected, observed));
         out.dedup();
     }
     out
