@@ -89,31 +89,7 @@ impl<G: Game> Referee<G> {
         match obs {
             Observation::Busy => {}
             Observation::Table(table) => {
-                let unreadable = if let Some((c, _)) = table.iter().find(|(c, _)| !c.in_range()) {
-                    // No input reports such a cell; judging it could overflow.
-                    Some(unreadable_flag(
-                        vec![],
-                        format!("The input reported a cell out of range, {c}"),
-                    ))
-                } else {
-                    let cells = table.unreadable_cells();
-                    (!cells.is_empty()).then(|| {
-                        // Name the cells in the board's frame, as every event does.
-                        let d = self.best_offset(table);
-                        let list = cells
-                            .iter()
-                            .map(|c| c.plus(d).to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ");
-                        unreadable_flag(
-                            cells.into_iter().map(|c| c.plus(d)).collect(),
-                            format!(
-                                "Cannot read the card at {list}: straighten it or clear the view"
-                            ),
-                        )
-                    })
-                };
-                if let Some(flag) = unreadable {
+                if let Some(flag) = self.unreadable_in(table) {
                     if !self
                         .unreadable
                         .as_ref()
@@ -145,6 +121,33 @@ impl<G: Game> Referee<G> {
             }
         }
         out
+    }
+
+    /// A flag when the input could not read the table: cells it marked
+    /// unreadable (named in the board's frame), or a cell out of range.
+    fn unreadable_in(&self, table: &Table) -> Option<Flag> {
+        if let Some((c, _)) = table.iter().find(|(c, _)| !c.in_range()) {
+            // No input reports such a cell; judging it could overflow.
+            return Some(unreadable_flag(
+                vec![],
+                format!("The input reported a cell out of range, {c}"),
+            ));
+        }
+        let cells = table.unreadable_cells();
+        if cells.is_empty() {
+            return None;
+        }
+        let d = self.best_offset(table);
+        let cells: Vec<Cell> = cells.into_iter().map(|c| c.plus(d)).collect();
+        let list = cells
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        Some(unreadable_flag(
+            cells,
+            format!("Cannot read the card at {list}: straighten it or clear the view"),
+        ))
     }
 
     /// The candidate translation under which the fewest cells differ (no
