@@ -7,6 +7,8 @@
 
 pub mod event;
 pub mod games;
+pub mod input;
+pub mod journal;
 pub mod observation;
 pub mod referee;
 pub mod replay;

@@ -1,0 +1,1 @@
+//! The mock input device: a virtual table driven by the keyboard.

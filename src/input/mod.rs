@@ -1,0 +1,5 @@
+//! Inputs: each turns a device's signal (or a script, or keys) into
+//! [`Observation`](crate::observation::Observation)s. The referee never sees
+//! where they came from.
+
+pub mod mock;
