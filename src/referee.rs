@@ -30,6 +30,8 @@ pub struct Referee<G: Game> {
     undecided: Vec<Reading<G>>,
     /// Changes of the table seen since the readings opened.
     undecided_changes: usize,
+    /// The translation that carried the last judged table onto the board.
+    last_offset: Cell,
     started: bool,
 }
 
@@ -51,6 +53,7 @@ impl<G: Game> Referee<G> {
             unreadable: None,
             undecided: Vec::new(),
             undecided_changes: 0,
+            last_offset: Cell::default(),
             started: false,
         }
     }
@@ -107,7 +110,8 @@ impl<G: Game> Referee<G> {
                     });
                 }
                 if self.undecided.is_empty() {
-                    let verdict = judge_table(&self.game, &self.expected, table);
+                    let (verdict, offset) = judge_table(&self.game, &self.expected, table);
+                    self.last_offset = offset;
                     self.settle(verdict, &mut emit);
                 } else {
                     self.decide(table, &mut emit);
@@ -221,7 +225,9 @@ impl<G: Game> Referee<G> {
         let mut flags: Vec<Flag> = Vec::new();
         let mut unchanged = false;
         for r in &self.undecided {
-            match judge_table(&r.game, &self.expected, table) {
+            let (verdict, offset) = judge_table(&r.game, &self.expected, table);
+            self.last_offset = offset;
+            match verdict {
                 None => unchanged = true,
                 Some(Verdict::Advance { game, events }) => {
                     advanced.push(Reading {
@@ -291,46 +297,58 @@ impl<G: Game> Referee<G> {
 }
 
 /// `None` means the table shows the expected position (up to a shift).
-fn judge_table<G: Game>(game: &G, expected: &Table, observed: &Table) -> Option<Verdict<G>> {
+/// The verdict on one table and the translation that carried it onto the
+/// board. `None` means the table shows the expected position (up to a shift).
+fn judge_table<G: Game>(
+    game: &G,
+    expected: &Table,
+    observed: &Table,
+) -> (Option<Verdict<G>>, Cell) {
     let offsets = candidate_offsets(game, expected, observed);
     let mut scored: Vec<(usize, Cell)> = offsets
         .into_iter()
         .map(|d| (expected.diff_count(observed, d, MAX_JUDGED_DIFF + 1), d))
         .collect();
-    if scored.iter().any(|&(n, _)| n == 0) {
-        return None;
-    }
     // A legal reading at no shift wins outright (the spec prefers no
     // shift); otherwise fewest differing cells first, then no shift, then
     // the smallest shift.
     scored.sort_by_key(|&(n, d)| (!d.is_zero(), n, d.norm(), d));
-    let mut best: Option<((u8, usize, i32), Flag)> = None;
+    if let Some(&(_, d)) = scored.iter().find(|&&(n, _)| n == 0) {
+        return (None, d);
+    }
+    let mut best: Option<((u8, usize, i32), Flag, Cell)> = None;
     for &(n, d) in &scored {
         if n > MAX_JUDGED_DIFF {
             continue;
         }
         let changes = expected.diff(observed, d);
         match game.judge(&changes) {
-            v @ (Verdict::Advance { .. } | Verdict::Ambiguous(_)) => return Some(v),
+            v @ (Verdict::Advance { .. } | Verdict::Ambiguous(_)) => return (Some(v), d),
             Verdict::Flag(f) => {
                 let key = (flag_rank(&f), n, d.norm());
-                if best.as_ref().is_none_or(|(k, _)| key < *k) {
-                    best = Some((key, f));
+                if best.as_ref().is_none_or(|(k, _, _)| key < *k) {
+                    best = Some((key, f, d));
                 }
             }
         }
     }
-    Some(Verdict::Flag(match best {
-        Some((_, f)) => f,
+    let (flag, d) = match best {
+        Some((_, f, d)) => (f, d),
         None => {
-            let (_, d) = scored.iter().min_by_key(|(n, d)| (*n, d.norm())).copied()?;
-            crate::games::unexplained(
+            let (_, d) = scored
+                .iter()
+                .min_by_key(|(n, d)| (*n, d.norm()))
+                .copied()
+                .unwrap_or_default();
+            let f = crate::games::unexplained(
                 &expected.diff(observed, d),
                 "TABLE",
                 "Too much changed at once",
-            )
+            );
+            (f, d)
         }
-    }))
+    };
+    (Some(Verdict::Flag(flag)), d)
 }
 
 /// The translations worth trying. Every action adds, removes or changes
@@ -411,6 +429,12 @@ pub trait AnyReferee {
     /// The input has ended; announce what is still undecided.
     fn finish(&mut self, step: usize) -> Vec<Event>;
     fn expected_table(&self) -> &Table;
+    /// The open flags: a game flag and an unreadable input, at most one each.
+    fn open_flags(&self) -> Vec<&Flag>;
+    /// The translation that carried the last judged table onto the board.
+    fn last_offset(&self) -> Cell;
+    fn panel(&self) -> crate::games::Panel;
+    fn next_card(&self) -> Option<crate::table::Card>;
     fn is_over(&self) -> bool;
 }
 
@@ -423,6 +447,18 @@ impl<G: Game> AnyReferee for Referee<G> {
     }
     fn finish(&mut self, step: usize) -> Vec<Event> {
         Referee::finish(self, step)
+    }
+    fn open_flags(&self) -> Vec<&Flag> {
+        self.open.iter().chain(self.unreadable.iter()).collect()
+    }
+    fn last_offset(&self) -> Cell {
+        self.last_offset
+    }
+    fn panel(&self) -> crate::games::Panel {
+        self.game.panel()
+    }
+    fn next_card(&self) -> Option<crate::table::Card> {
+        self.game.next_card()
     }
     fn expected_table(&self) -> &Table {
         &self.expected

@@ -6,7 +6,7 @@ pub mod enprise;
 
 use crate::event::{EventBody, Flag, FlagKind};
 use crate::observation::Observation;
-use crate::table::{Change, Table};
+use crate::table::{Card, Change, Colour, Table};
 
 /// The referee's answer about one observation that differs from the table
 /// the game expects.
@@ -66,6 +66,40 @@ pub trait Game: Clone + std::fmt::Debug {
     }
 
     fn is_over(&self) -> bool;
+
+    /// What the players need to see beside the board, for any view.
+    fn panel(&self) -> Panel;
+
+    /// The card the player to act would place next, if any (the mock
+    /// device offers it).
+    fn next_card(&self) -> Option<Card> {
+        None
+    }
+}
+
+/// A view model of the game's state beside the board: plain data, so the
+/// referee and rules stay free of any UI.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Panel {
+    pub players: Vec<PlayerPanel>,
+    /// Game-wide facts worth a line ("Vacant squares: 4 of the 6 needed").
+    pub notes: Vec<String>,
+    /// The result, once the game is over ("White wins").
+    pub result: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerPanel {
+    pub colour: Colour,
+    pub to_move: bool,
+    pub out: bool,
+    pub in_check: bool,
+    /// The cards still to come, in order (the Battleplan from the next card).
+    pub plan: Vec<Card>,
+    /// Cards already played from the plan.
+    pub played: usize,
+    /// Facts about this player ("king on the board", "must summon now").
+    pub notes: Vec<String>,
 }
 
 /// A flag for changes no action explains, legal or not.

@@ -572,4 +572,71 @@ impl crate::games::Game for EnPrise {
     fn is_over(&self) -> bool {
         self.over.is_some()
     }
+
+    fn panel(&self) -> crate::games::Panel {
+        let players = (0..self.players.len())
+            .map(|i| {
+                let c = self.players[i];
+                let mut notes = Vec::new();
+                if self.out[i] {
+                    notes.push("checkmated: out of the game".to_string());
+                } else if let Some(k) = self.king[i] {
+                    notes.push(format!("king on the board at {k}"));
+                } else if self.must_summon[i] {
+                    notes.push("must summon the king this turn".to_string());
+                } else {
+                    notes.push("king set aside".to_string());
+                }
+                if i == self.turn && self.escape_pending {
+                    notes.push("may add an escape square (next card, face-down)".to_string());
+                }
+                crate::games::PlayerPanel {
+                    colour: c,
+                    to_move: i == self.turn && self.over.is_none(),
+                    out: self.out[i],
+                    in_check: !self.out[i] && self.in_check(i),
+                    plan: self.plans[i][self.next[i]..]
+                        .iter()
+                        .map(|&p| Card::new(c, p))
+                        .collect(),
+                    played: self.next[i],
+                    notes,
+                }
+            })
+            .collect();
+        let mut notes = vec![format!(
+            "Vacant squares: {}{}",
+            self.vacant,
+            if self.king.iter().all(Option::is_none) {
+                format!(
+                    " (a king may be summoned at 6{})",
+                    if self.vacant >= 6 { ": now" } else { "" }
+                )
+            } else {
+                String::new()
+            }
+        )];
+        notes.push(format!("Cards on the table: {}", self.cards));
+        crate::games::Panel {
+            players,
+            notes,
+            result: self.over.map(|o| match o {
+                Outcome::Win(w) => format!("{} wins", w.title()),
+                Outcome::Draw => "Drawn: nobody can act".to_string(),
+            }),
+        }
+    }
+
+    fn next_card(&self) -> Option<Card> {
+        if self.over.is_some() {
+            return None;
+        }
+        let i = self.turn;
+        if self.king[i].is_none() && (self.must_summon[i] || self.plans[i].len() == self.next[i]) {
+            return Some(Card::new(self.players[i], Piece::King));
+        }
+        self.plans[i]
+            .get(self.next[i])
+            .map(|&p| Card::new(self.players[i], p))
+    }
 }
