@@ -216,24 +216,18 @@ impl fmt::Display for Event {
                 let at = |c: Option<Cell>| c.map(|c| c.to_string()).unwrap_or_default();
                 match a.action.as_str() {
                     "place" => write!(f, "{p} places {card} at {}", at(a.to)),
-                    "place_vacant" => {
-                        write!(
-                            f,
-                            "{p} places {card} face-down (a vacant square) at {}",
-                            at(a.to)
-                        )
-                    }
-                    "occupy" => write!(f, "{p} places {card} on the vacant square {}", at(a.to)),
+                    "place_vacant" => write!(f, "{p} places {card} face-down at {}", at(a.to)),
+                    "occupy" => write!(f, "{p} places {card} on the vacant {}", at(a.to)),
                     "move" => write!(f, "{p} moves {card} {} -> {}", at(a.from), at(a.to)),
                     "capture" => write!(
                         f,
-                        "{p} captures {} with {card} {} -> {}",
+                        "{p} takes {} with {card} {} -> {}",
                         a.captured.map(|c| c.to_string()).unwrap_or_default(),
                         at(a.from),
                         at(a.to)
                     ),
-                    "summon_king" => write!(f, "{p} summons the king {card} at {}", at(a.to)),
-                    "escape_square" => write!(f, "{p} places an escape square at {}", at(a.to)),
+                    "summon_king" => write!(f, "{p} summons the king to {}", at(a.to)),
+                    "escape_square" => write!(f, "{p} adds an escape square at {}", at(a.to)),
                     "pass" => write!(f, "{p} passes (no legal action)"),
                     other => {
                         write!(f, "{p} {}", other.replace('_', " "))?;

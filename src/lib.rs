@@ -14,3 +14,4 @@ pub mod referee;
 pub mod replay;
 pub mod script;
 pub mod table;
+pub mod tui;

@@ -8,9 +8,18 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 
+use std::time::Duration;
+
 use arbiter::event::Event;
+use arbiter::games::enprise::parse_battleplan;
+use arbiter::input::mock::MockTable;
+use arbiter::input::script::ScriptInput;
+use arbiter::journal::Journal;
 use arbiter::replay::referee_for;
-use arbiter::script::Script;
+use arbiter::script::{GameKind, Script};
+use arbiter::table::Colour;
+use arbiter::tui::setup::SetupForm;
+use arbiter::tui::{App, Source};
 
 /// The bundled demo game, replayed when no script is given.
 const DEMO: &str = include_str!("../fixtures/scenarios/enprise/demo.toml");
@@ -45,7 +54,56 @@ enum Command {
         /// Print the JSON Lines event stream instead of readable lines.
         #[arg(long)]
         json: bool,
+        /// Also append every observation and event to this journal.
+        #[arg(long)]
+        journal: Option<PathBuf>,
     },
+    /// The referee view at the table: a full-screen board, the Battleplans,
+    /// flags and checks. With no options: the bundled demo game, stepping
+    /// itself.
+    Play(PlayArgs),
+    /// Write the game record of a journal: the actions, numbered per turn,
+    /// and a diagram of the final board.
+    Export {
+        /// A journal written by `arbiter play` or `arbiter watch --journal`.
+        journal: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct PlayArgs {
+    /// The game (this build referees enprise).
+    #[arg(long, default_value = "enprise")]
+    game: String,
+    /// Players in turn order, such as white,black.
+    #[arg(long, value_delimiter = ',')]
+    players: Option<Vec<String>>,
+    /// A player's Battleplan, such as white=NPPBQRPPNPBPRPP (repeat per
+    /// player); players without one type theirs on the setup screen.
+    #[arg(long = "battleplan", value_name = "COLOUR=CARDS")]
+    battleplans: Vec<String>,
+    /// A setup file: a table script's header (game, players, options,
+    /// [battleplan], [start]) with no steps.
+    #[arg(long, value_name = "FILE")]
+    setup: Option<PathBuf>,
+    /// Where observations come from: `mock` (the keyboard) or
+    /// `script:FILE` (its game and setup too).
+    #[arg(long)]
+    input: Option<String>,
+    /// Step a script input on a timer, every SECS seconds (otherwise space
+    /// steps it).
+    #[arg(long, value_name = "SECS")]
+    step_delay: Option<f64>,
+    /// The journal to write (default: a new file under the user's data
+    /// directory).
+    #[arg(long, value_name = "PATH")]
+    journal: Option<PathBuf>,
+    /// Continue a game from its journal (default: the latest journal).
+    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    resume: Option<Option<PathBuf>>,
+    /// No terminal bell on flags and checks.
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// Bad input: exit status 2, per the README.
@@ -71,12 +129,245 @@ fn run(cli: Cli) -> Result<(), BadInput> {
             };
             referee_script(&script, json)
         }
-        Command::Watch { input, json } => {
+        Command::Watch {
+            input,
+            json,
+            journal,
+        } => {
             let path = script_input(&input).map_err(BadInput)?;
             let script = Script::load(path).map_err(|e| BadInput(e.into()))?;
-            referee_script(&script, json)
+            let journal = match journal {
+                Some(p) => Some(
+                    Journal::create(&p, &script.setup_toml()).map_err(|e| BadInput(e.into()))?,
+                ),
+                None => None,
+            };
+            watch_script(&script, json, journal)
         }
+        Command::Export { journal } => {
+            let record = arbiter::journal::export(&journal).map_err(|e| BadInput(e.into()))?;
+            print!("{record}");
+            Ok(())
+        }
+        Command::Play(args) => play(args),
     }
+}
+
+/// The bundled demo steps itself at this pace when no input is named.
+const DEMO_STEP_SECS: f64 = 1.5;
+
+fn play(args: PlayArgs) -> Result<(), BadInput> {
+    let bad = |e: anyhow::Error| BadInput(e);
+    let delay = match args.step_delay {
+        Some(s) if !(s.is_finite() && s > 0.0 && s < 3600.0) => {
+            return Err(bad(anyhow::anyhow!(
+                "--step-delay {s}: give seconds between 0 and 3600"
+            )));
+        }
+        Some(s) => Some(Duration::from_secs_f64(s)),
+        None => None,
+    };
+    let named_setup =
+        args.players.is_some() || !args.battleplans.is_empty() || args.setup.is_some();
+
+    // Where the game comes from: a journal, a script, or the setup given.
+    let (setup, source, source_name, resumed) = if let Some(resume) = &args.resume {
+        let path = match resume {
+            Some(p) => p.clone(),
+            None => arbiter::journal::latest_journal().ok_or_else(|| {
+                bad(anyhow::anyhow!(
+                    "no journal to resume: name one with --resume PATH"
+                ))
+            })?,
+        };
+        let (journal, resumed) = Journal::open_for_resume(&path).map_err(|e| bad(e.into()))?;
+        (
+            resumed.setup.clone(),
+            None,
+            format!("resumed {}", path.display()),
+            Some((journal, resumed)),
+        )
+    } else {
+        match args.input.as_deref() {
+            Some(i) if i.starts_with("script:") => {
+                let path = script_input(i).map_err(bad)?;
+                let script = Script::load(path).map_err(|e| bad(e.into()))?;
+                let name = path.display().to_string();
+                (
+                    script.setup_toml(),
+                    Some(Src::Script(Box::new(script))),
+                    name,
+                    None,
+                )
+            }
+            None if !named_setup => {
+                let script = Script::parse(DEMO_NAME, DEMO).map_err(|e| bad(e.into()))?;
+                let delay = delay.or(Some(Duration::from_secs_f64(DEMO_STEP_SECS)));
+                return start_view(
+                    script.setup_toml(),
+                    Src::Script(Box::new(script)),
+                    DEMO_NAME.into(),
+                    delay,
+                    &args,
+                    None,
+                );
+            }
+            Some("mock") | None => (
+                setup_from_args(&args)?,
+                Some(Src::Mock),
+                "mock".into(),
+                None,
+            ),
+            Some(other) => {
+                return Err(bad(anyhow::anyhow!(
+                    "--input {other}: this build reads mock or script:FILE"
+                )));
+            }
+        }
+    };
+    let source = match (source, &args.input) {
+        (Some(s), _) => s,
+        // A resumed game goes on with the input named now, else the mock.
+        (None, Some(i)) if i.starts_with("script:") => {
+            let script = Script::load(script_input(i).map_err(bad)?).map_err(|e| bad(e.into()))?;
+            Src::Script(Box::new(script))
+        }
+        (None, _) => Src::Mock,
+    };
+    start_view(setup, source, source_name, delay, &args, resumed)
+}
+
+/// What `play` observes, before it is wired to the game.
+enum Src {
+    Script(Box<Script>),
+    Mock,
+}
+
+fn start_view(
+    setup: String,
+    source: Src,
+    source_name: String,
+    delay: Option<Duration>,
+    args: &PlayArgs,
+    resumed: Option<(Journal, arbiter::journal::Resumed)>,
+) -> Result<(), BadInput> {
+    let bad = |e: anyhow::Error| BadInput(e);
+    let setup_script = Script::parse("setup", &setup).map_err(|e| bad(e.into()))?;
+    let referee = referee_for(&setup_script).map_err(|e| bad(e.into()))?;
+    let source = match source {
+        Src::Script(s) => Source::Script(ScriptInput::new(*s, delay)),
+        Src::Mock => {
+            let start = referee.expected_table().clone();
+            Source::Mock(MockTable::new(&start).with_colours(&colours_of(&setup_script)))
+        }
+    };
+    let (journal, observations) = match resumed {
+        Some((journal, resumed)) => (journal, resumed.observations),
+        None => {
+            let path = args.journal.clone().unwrap_or_else(|| {
+                arbiter::journal::default_journal_path(setup_script.game.name())
+            });
+            (
+                Journal::create(&path, &setup).map_err(|e| bad(e.into()))?,
+                Vec::new(),
+            )
+        }
+    };
+    let journal_path = journal.path().display().to_string();
+    let mut app = App::new(referee, source, source_name, Some(journal), args.quiet);
+    app.restore(&observations);
+    arbiter::tui::run(app)
+        .context("the terminal")
+        .map_err(bad)?;
+    eprintln!("arbiter: the game is kept in {journal_path}");
+    Ok(())
+}
+
+fn colours_of(script: &Script) -> Vec<arbiter::table::Colour> {
+    match &script.players {
+        Some(p) => p.value.clone(),
+        None => script.battleplan.keys().copied().collect(),
+    }
+}
+
+/// The setup TOML from `--setup`, or `--players` and `--battleplan`, with
+/// the setup screen for any Battleplan not given.
+fn setup_from_args(args: &PlayArgs) -> Result<String, BadInput> {
+    let bad = |e: anyhow::Error| BadInput(e);
+    if let Some(path) = &args.setup {
+        let script = Script::load(path).map_err(|e| bad(e.into()))?;
+        if !script.steps.is_empty() {
+            return Err(bad(anyhow::anyhow!(
+                "{}: a setup file has no steps (replay a script with --input script:FILE)",
+                path.display()
+            )));
+        }
+        // Validate now, with the file's own name in any message.
+        referee_for(&script).map_err(|e| bad(e.into()))?;
+        return Ok(script.setup_toml());
+    }
+    if GameKind::parse(&args.game) != Some(GameKind::EnPrise) {
+        return Err(bad(anyhow::anyhow!(
+            "--game {}: this build referees enprise",
+            args.game
+        )));
+    }
+    let names = args
+        .players
+        .clone()
+        .unwrap_or_else(|| vec!["white".into(), "black".into()]);
+    let mut players = Vec::new();
+    for n in &names {
+        let c = Colour::from_name(n.trim()).ok_or_else(|| {
+            bad(anyhow::anyhow!(
+                "--players: unknown colour {n:?} (white, black, red, blue)"
+            ))
+        })?;
+        players.push(c);
+    }
+    let mut known = Vec::new();
+    for b in &args.battleplans {
+        let (name, cards) = b.split_once('=').ok_or_else(|| {
+            bad(anyhow::anyhow!(
+                "--battleplan {b}: write COLOUR=CARDS, such as white=NPPBQRPPNPBPRPP"
+            ))
+        })?;
+        let c = Colour::from_name(name.trim())
+            .filter(|c| players.contains(c))
+            .ok_or_else(|| bad(anyhow::anyhow!("--battleplan {b}: {name} is not playing")))?;
+        parse_battleplan(cards, c).map_err(|e| bad(anyhow::anyhow!("--battleplan {b}: {e}")))?;
+        known.push((c, cards.to_string()));
+    }
+    let plans = if players.iter().all(|c| known.iter().any(|(k, _)| k == c)) {
+        known
+    } else {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        match arbiter::tui::setup::run(SetupForm::new(players.clone(), &known, seed))
+            .context("the terminal")
+            .map_err(bad)?
+        {
+            Some(p) => p,
+            None => return Err(bad(anyhow::anyhow!("setup cancelled: no game started"))),
+        }
+    };
+    let mut text = format!(
+        "game = \"enprise\"\nplayers = [{}]\n\n[battleplan]\n",
+        players
+            .iter()
+            .map(|c| format!("\"{c}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (c, p) in plans {
+        text += &format!("{c} = \"{}\"\n", p.trim());
+    }
+    // Validate through the same path as every script.
+    let script = Script::parse("setup", &text).map_err(|e| bad(e.into()))?;
+    referee_for(&script).map_err(|e| bad(e.into()))?;
+    Ok(text)
 }
 
 fn script_input(input: &str) -> anyhow::Result<&Path> {
@@ -90,6 +381,10 @@ fn script_input(input: &str) -> anyhow::Result<&Path> {
 }
 
 fn referee_script(script: &Script, json: bool) -> Result<(), BadInput> {
+    watch_script(script, json, None)
+}
+
+fn watch_script(script: &Script, json: bool, mut journal: Option<Journal>) -> Result<(), BadInput> {
     let mut referee = referee_for(script).map_err(|e| BadInput(e.into()))?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -106,9 +401,18 @@ fn referee_script(script: &Script, json: bool) -> Result<(), BadInput> {
     let result = (|| {
         print(referee.start())?;
         for (i, obs) in script.observations().enumerate() {
-            print(referee.observe(i, obs))?;
+            let events = referee.observe(i, obs);
+            if let Some(j) = &mut journal {
+                j.append(i, obs, &events).map_err(io::Error::other)?;
+            }
+            print(events)?;
         }
-        print(referee.finish(script.steps.len().saturating_sub(1)))?;
+        let last = script.steps.len().saturating_sub(1);
+        let events = referee.finish(last);
+        if let Some(j) = &mut journal {
+            j.finish(last, &events).map_err(io::Error::other)?;
+        }
+        print(events)?;
         io::Result::Ok(())
     })();
     match result {

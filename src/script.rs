@@ -243,6 +243,44 @@ impl Script {
         })
     }
 
+    /// The script's setup (game, players, options, Battleplans, start) as a
+    /// table script without steps: what a journal keeps to rebuild the game.
+    pub fn setup_toml(&self) -> String {
+        use toml::Value;
+        let mut t = toml::Table::new();
+        t.insert("game".into(), Value::from(self.game.name()));
+        if let Some(p) = &self.players {
+            t.insert(
+                "players".into(),
+                Value::from(p.value.iter().map(|c| c.name()).collect::<Vec<_>>()),
+            );
+        }
+        if !self.options.value.is_empty() {
+            t.insert("options".into(), Value::Table(self.options.value.clone()));
+        }
+        if !self.battleplan.is_empty() {
+            let bp = self
+                .battleplan
+                .iter()
+                .map(|(c, p)| (c.name().to_string(), Value::from(p.value.clone())));
+            t.insert("battleplan".into(), Value::Table(bp.collect()));
+        }
+        if let Some(start) = &self.start {
+            let (origin, grid) = start.table.to_grid();
+            let mut st = toml::Table::new();
+            st.insert("table".into(), Value::from(grid));
+            st.insert("origin".into(), Value::from(vec![origin.col, origin.row]));
+            if let Some(c) = start.to_move {
+                st.insert("to_move".into(), Value::from(c.name()));
+            }
+            if !start.state.value.is_empty() {
+                st.insert("state".into(), Value::Table(start.state.value.clone()));
+            }
+            t.insert("start".into(), Value::Table(st));
+        }
+        toml::to_string(&t).expect("a TOML table always serialises")
+    }
+
     /// The observations in order, for inputs that replay the script.
     pub fn observations(&self) -> impl Iterator<Item = &Observation> {
         self.steps.iter().map(|s| &s.observation)
@@ -498,6 +536,35 @@ bP wN
         assert!(e.message.contains("exactly one"), "{e}");
         let e = error_of(&GOOD.replace("event = \"action\"", "event = \"acton\""));
         assert!(e.message.contains("acton"), "{e}");
+    }
+
+    #[test]
+    fn the_setup_round_trips_without_its_steps() {
+        let text = GOOD.replace(
+            "[[step]]\ntable = \"\"\"\nwN",
+            "[start]\ntable = \"\"\"\nwN ##\n\"\"\"\nto_move = \"black\"\nstate = { played = { white = 1 } }\n\n[[step]]\ntable = \"\"\"\nwN",
+        );
+        let s = Script::parse("t.toml", &text).unwrap();
+        assert!(s.start.is_some());
+        let back = Script::parse("setup.toml", &s.setup_toml()).unwrap();
+        assert!(back.steps.is_empty());
+        assert_eq!(back.game, s.game);
+        assert_eq!(
+            back.players.as_ref().unwrap().value,
+            s.players.as_ref().unwrap().value
+        );
+        let plans = |x: &Script| {
+            x.battleplan
+                .iter()
+                .map(|(c, p)| (*c, p.value.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(plans(&back), plans(&s));
+        let (a, b) = (back.start.unwrap(), s.start.unwrap());
+        assert_eq!(
+            (a.table, a.to_move, a.state.value),
+            (b.table, b.to_move, b.state.value)
+        );
     }
 
     #[test]

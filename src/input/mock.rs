@@ -1,1 +1,878 @@
 //! The mock input device: a virtual table driven by the keyboard.
+//!
+//! [`MockTable`] is the cloth as a state machine, free of any UI: the view
+//! maps its keys to [`MockKey`]s, calls [`MockTable::handle`] and reports
+//! what comes back. Each cell holds a *stack* of cards (a piece placed on a
+//! face-down card covers it); a camera, and so the referee, sees only the top
+//! card of each cell. Every card remembers its face, so a card turned
+//! face-down can be turned up again.
+//!
+//! **Hands over the table.** While a card is held (picked up) or a cell is
+//! marked for a swap (a hand on that card), the table is not settled: the
+//! observation is [`Observation::Busy`] and changes made meanwhile are
+//! reported as [`MockOutcome::Busy`]. The table is reported once both hands
+//! are free. That is what lets one action made of several keys reach the
+//! referee as one settled table:
+//!
+//! - place: `u` (face-up) or `d` (face-down) at the cell;
+//! - move: `s` at the piece, `s` at the face-down card (SWAP);
+//! - capture: `s` at the piece, then at the captured card `f` (it turns
+//!   face-down) and `s` (SWAP): the piece lands there, the captured card
+//!   comes back face-down. `s` `s` first and `f` at the origin afterwards
+//!   works too, but the table between shows a missed FLIP for a moment;
+//! - missed FLIP: `s` `s` only; missed SWAP: `space` at the piece, `space`
+//!   at the face-down card (the piece stacks on it, the origin is left
+//!   empty); a card out of order: `c` until it is shown, then `u`.
+
+use std::collections::BTreeMap;
+
+use crate::observation::Observation;
+use crate::table::{Card, Cell, Colour, Piece, Table, Token};
+
+/// One key of the mock device. The view maps its own key codes to these
+/// ([`MockKey::from_char`] for the character keys of [`HELP`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MockKey {
+    Up,
+    Down,
+    Left,
+    Right,
+    /// Put the card to place face-up on the cursor cell.
+    PlaceUp,
+    /// Put the card to place face-down on the cursor cell.
+    PlaceDown,
+    /// Pick up the top card of the cursor cell, or put the held card down
+    /// there.
+    PickPut,
+    /// Turn the top card of the cursor cell over.
+    Flip,
+    /// Mark the cursor cell; at another cell, swap the two top cards; at the
+    /// marked cell, unmark.
+    Swap,
+    /// PickPut the top card of the cursor cell off the table.
+    Remove,
+    /// Choose another card to place.
+    CycleCard,
+    /// Put the held card back, else drop the mark, else go back to the next
+    /// card.
+    Cancel,
+}
+
+impl MockKey {
+    /// The key a typed character stands for, as labelled in [`HELP`]. Arrow
+    /// keys, Enter, Del and Esc have no character: the view maps them itself.
+    pub fn from_char(c: char) -> Option<MockKey> {
+        Some(match c {
+            'k' => MockKey::Up,
+            'j' => MockKey::Down,
+            'h' => MockKey::Left,
+            'l' => MockKey::Right,
+            'u' => MockKey::PlaceUp,
+            'd' => MockKey::PlaceDown,
+            ' ' | 'p' => MockKey::PickPut,
+            'f' => MockKey::Flip,
+            's' => MockKey::Swap,
+            'x' => MockKey::Remove,
+            'c' => MockKey::CycleCard,
+            _ => return None,
+        })
+    }
+}
+
+/// The keys, for the help overlay: label and what the key does.
+pub const HELP: &[(&str, &str)] = &[
+    (
+        "← ↑ → ↓  h j k l",
+        "move the cursor (anywhere, also beyond the cards)",
+    ),
+    (
+        "u  Enter",
+        "place the card to place face-up here (on an empty cell or on top of what lies here)",
+    ),
+    ("d", "place the card to place face-down here"),
+    (
+        "space  p",
+        "pick up the top card here; with a card in hand, put it down here, on top",
+    ),
+    ("f", "flip the top card here"),
+    (
+        "s",
+        "swap: mark this card; at another cell, swap the two top cards; here again, unmark",
+    ),
+    ("x  Del", "take the top card here off the table"),
+    (
+        "c",
+        "choose another card to place: the mover's, then the other colours', then the next card again",
+    ),
+    (
+        "Esc",
+        "put the held card back; else drop the mark; else place the next card again",
+    ),
+];
+
+/// A card on the virtual cloth or in hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MockCard {
+    face: Option<Card>,
+    up: bool,
+}
+
+impl MockCard {
+    pub const fn up(card: Card) -> MockCard {
+        MockCard {
+            face: Some(card),
+            up: true,
+        }
+    }
+
+    pub const fn down(card: Card) -> MockCard {
+        MockCard {
+            face: Some(card),
+            up: false,
+        }
+    }
+
+    /// The card from a token of a start table: `##` is a face-down card
+    /// whose face the mock does not know; `??` a face-up card it cannot read.
+    fn from_token(t: Token) -> MockCard {
+        match t {
+            Token::Up(c) => MockCard::up(c),
+            Token::Down => MockCard {
+                face: None,
+                up: false,
+            },
+            Token::Unreadable => MockCard {
+                face: None,
+                up: true,
+            },
+        }
+    }
+
+    /// What is printed on the card, if the mock knows.
+    pub fn face(self) -> Option<Card> {
+        self.face
+    }
+
+    pub fn is_up(self) -> bool {
+        self.up
+    }
+
+    /// What a camera sees of the card.
+    pub fn token(self) -> Token {
+        match (self.up, self.face) {
+            (false, _) => Token::Down,
+            (true, Some(c)) => Token::Up(c),
+            (true, None) => Token::Unreadable,
+        }
+    }
+}
+
+/// What a key did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MockOutcome {
+    /// The table changed (or became settled again) and is settled: report
+    /// this observation.
+    Table(Observation),
+    /// The table is not settled (a card is held or a cell marked): report
+    /// [`Observation::Busy`].
+    Busy,
+    /// Only the cursor, the mark or the card to place changed: redraw,
+    /// nothing to report.
+    Cursor,
+    /// The key did nothing here, and why.
+    Nothing(String),
+}
+
+/// The virtual table. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct MockTable {
+    /// Bottom card first; never an empty stack.
+    stacks: BTreeMap<Cell, Vec<MockCard>>,
+    cursor: Cell,
+    held: Option<(MockCard, Cell)>,
+    marked: Option<Cell>,
+    /// The card chosen with [`MockKey::CycleCard`] instead of the next one.
+    chosen: Option<Card>,
+    /// The colours [`MockKey::CycleCard`] offers, in turn order.
+    colours: Vec<Colour>,
+}
+
+impl MockTable {
+    /// The start position's top tokens, each a one-card stack; the cursor on
+    /// its first card (or at (0,0) on an empty table).
+    pub fn new(start: &Table) -> MockTable {
+        MockTable {
+            stacks: start
+                .iter()
+                .map(|(c, t)| (c, vec![MockCard::from_token(t)]))
+                .collect(),
+            cursor: start.cells().first().map_or(Cell::default(), |(c, _)| *c),
+            held: None,
+            marked: None,
+            chosen: None,
+            colours: Colour::ALL.to_vec(),
+        }
+    }
+
+    /// Limits the cards [`MockKey::CycleCard`] offers to these colours (the
+    /// game's players, in turn order). Without it, all five colours.
+    pub fn with_colours(mut self, colours: &[Colour]) -> MockTable {
+        self.colours = colours.to_vec();
+        self
+    }
+
+    pub fn cursor(&self) -> Cell {
+        self.cursor
+    }
+
+    /// The cell marked as the first of a swap.
+    pub fn marked(&self) -> Option<Cell> {
+        self.marked
+    }
+
+    /// The card in hand and the cell it was picked up from.
+    pub fn held(&self) -> Option<(MockCard, Cell)> {
+        self.held
+    }
+
+    /// The top card of a cell: what a camera sees there.
+    pub fn top(&self, cell: Cell) -> Option<MockCard> {
+        self.stack(cell).last().copied()
+    }
+
+    /// The cards of a cell, bottom first.
+    pub fn stack(&self, cell: Cell) -> &[MockCard] {
+        self.stacks.get(&cell).map_or(&[], Vec::as_slice)
+    }
+
+    /// The card [`MockKey::PlaceUp`] and [`MockKey::PlaceDown`] would place:
+    /// the one chosen with [`MockKey::CycleCard`], else `next`.
+    pub fn card_to_place(&self, next: Option<Card>) -> Option<Card> {
+        self.chosen.or(next)
+    }
+
+    /// Whether no card is held and no cell marked.
+    pub fn is_settled(&self) -> bool {
+        self.held.is_none() && self.marked.is_none()
+    }
+
+    /// The top tokens of every cell.
+    pub fn table(&self) -> Table {
+        self.stacks
+            .iter()
+            .filter_map(|(&c, s)| Some((c, s.last()?.token())))
+            .collect()
+    }
+
+    /// What a camera reports now.
+    pub fn observation(&self) -> Observation {
+        if self.is_settled() {
+            Observation::Table(self.table())
+        } else {
+            Observation::Busy
+        }
+    }
+
+    /// Top-left and bottom-right corners (inclusive) of the smallest box
+    /// holding every card, the cursor, the mark and the held card's origin.
+    pub fn bounds(&self) -> (Cell, Cell) {
+        let cells = self
+            .stacks
+            .keys()
+            .copied()
+            .chain([self.cursor])
+            .chain(self.marked)
+            .chain(self.held.map(|(_, c)| c));
+        cells.fold((self.cursor, self.cursor), |(lo, hi), c| {
+            (
+                Cell::new(lo.col.min(c.col), lo.row.min(c.row)),
+                Cell::new(hi.col.max(c.col), hi.row.max(c.row)),
+            )
+        })
+    }
+
+    /// Handles one key. `next` is the card the player to act would place
+    /// next (`None` if they have none).
+    pub fn handle(&mut self, key: MockKey, next: Option<Card>) -> MockOutcome {
+        let here = self.cursor;
+        match key {
+            MockKey::Up => self.move_cursor(0, -1),
+            MockKey::Down => self.move_cursor(0, 1),
+            MockKey::Left => self.move_cursor(-1, 0),
+            MockKey::Right => self.move_cursor(1, 0),
+            MockKey::PlaceUp | MockKey::PlaceDown => {
+                let Some(card) = self.card_to_place(next) else {
+                    return nothing("no card to place: the Battleplan is empty (c chooses one)");
+                };
+                let card = if key == MockKey::PlaceUp {
+                    MockCard::up(card)
+                } else {
+                    MockCard::down(card)
+                };
+                self.push(here, card);
+                self.chosen = None;
+                self.report()
+            }
+            MockKey::PickPut => match self.held.take() {
+                Some((card, _)) => {
+                    self.push(here, card);
+                    self.report()
+                }
+                None => match self.pop(here) {
+                    Some(card) => {
+                        self.held = Some((card, here));
+                        self.report()
+                    }
+                    None => nothing("no card here to pick up"),
+                },
+            },
+            MockKey::Flip => {
+                let Some(card) = self.stacks.get_mut(&here).and_then(|s| s.last_mut()) else {
+                    return nothing("no card here to flip");
+                };
+                if !card.up && card.face.is_none() {
+                    return nothing(
+                        "this card lay face-down from the start: the mock does not know its face",
+                    );
+                }
+                card.up = !card.up;
+                self.report()
+            }
+            MockKey::Swap => match self.marked {
+                None if self.stack(here).is_empty() => nothing("no card here to swap"),
+                None => {
+                    self.marked = Some(here);
+                    self.report()
+                }
+                Some(m) if m == here => {
+                    self.marked = None;
+                    self.report()
+                }
+                Some(m) => {
+                    let (a, b) = (self.pop(m), self.pop(here));
+                    if let Some(a) = a {
+                        self.push(here, a);
+                    }
+                    if let Some(b) = b {
+                        self.push(m, b);
+                    }
+                    self.marked = None;
+                    self.report()
+                }
+            },
+            MockKey::Remove => match self.pop(here) {
+                Some(_) => self.report(),
+                None => nothing("no card here to remove"),
+            },
+            MockKey::CycleCard => {
+                self.chosen = self.cycle(next);
+                MockOutcome::Cursor
+            }
+            MockKey::Cancel => {
+                if let Some((card, from)) = self.held.take() {
+                    self.push(from, card);
+                    self.report()
+                } else if self.marked.take().is_some() {
+                    self.report()
+                } else if self.chosen.take().is_some() {
+                    MockOutcome::Cursor
+                } else {
+                    nothing("nothing to cancel")
+                }
+            }
+        }
+    }
+
+    fn move_cursor(&mut self, dc: i32, dr: i32) -> MockOutcome {
+        let to = self.cursor.offset(dc, dr);
+        if !to.in_range() {
+            return nothing("the cursor is at the edge of the table");
+        }
+        self.cursor = to;
+        MockOutcome::Cursor
+    }
+
+    /// The card after the chosen one: the mover's cards (king first), then
+    /// each other colour's in turn order, then none (the next card again).
+    /// The next card itself is skipped: it is what "none" places.
+    fn cycle(&self, next: Option<Card>) -> Option<Card> {
+        let mover = next
+            .map(|c| c.colour)
+            .or(self.colours.first().copied())
+            .unwrap_or(Colour::White);
+        let at = self.colours.iter().position(|&c| c == mover);
+        let colours: Vec<Colour> = match at {
+            Some(i) => self.colours[i..]
+                .iter()
+                .chain(&self.colours[..i])
+                .copied()
+                .collect(),
+            None => std::iter::once(mover).chain(self.colours.clone()).collect(),
+        };
+        let cards: Vec<Card> = colours
+            .into_iter()
+            .flat_map(|c| Piece::ALL.map(|p| Card::new(c, p)))
+            .filter(|&c| Some(c) != next)
+            .collect();
+        match self.chosen.and_then(|c| cards.iter().position(|&k| k == c)) {
+            Some(i) => cards.get(i + 1).copied(),
+            None => cards.first().copied(),
+        }
+    }
+
+    fn push(&mut self, cell: Cell, card: MockCard) {
+        self.stacks.entry(cell).or_default().push(card);
+    }
+
+    fn pop(&mut self, cell: Cell) -> Option<MockCard> {
+        let stack = self.stacks.get_mut(&cell)?;
+        let card = stack.pop();
+        if stack.is_empty() {
+            self.stacks.remove(&cell);
+        }
+        card
+    }
+
+    fn report(&self) -> MockOutcome {
+        match self.observation() {
+            Observation::Busy => MockOutcome::Busy,
+            obs => MockOutcome::Table(obs),
+        }
+    }
+}
+
+fn nothing(why: &str) -> MockOutcome {
+    MockOutcome::Nothing(why.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MockKey::*;
+    use super::*;
+    use crate::event::{ActionEvent, EventBody, Flag, FlagKind, How};
+    use crate::games::enprise::{EnPrise, Options, parse_battleplan};
+    use crate::referee::Referee;
+
+    const WN: Card = Card::new(Colour::White, Piece::Knight);
+    const WP: Card = Card::new(Colour::White, Piece::Pawn);
+    const BN: Card = Card::new(Colour::Black, Piece::Knight);
+    const WB: Card = Card::new(Colour::White, Piece::Bishop);
+    const BP: Card = Card::new(Colour::Black, Piece::Pawn);
+
+    /// The mock driven by keys, every report judged by a referee.
+    struct Play {
+        mock: MockTable,
+        referee: Referee<EnPrise>,
+        step: usize,
+    }
+
+    impl Play {
+        fn new() -> Play {
+            let plan = |text| parse_battleplan(text, Colour::White).unwrap();
+            let white = plan("N P P B Q R P P N P B P R P P");
+            let black = plan("P N P P B Q P R P N P B P R P");
+            let players = [Colour::White, Colour::Black];
+            let mut referee = Referee::new(EnPrise::new(
+                &players,
+                vec![white, black],
+                Options::default(),
+            ));
+            assert_eq!(referee.start().len(), 1);
+            Play {
+                mock: MockTable::new(&Table::new()).with_colours(&players),
+                referee,
+                step: 0,
+            }
+        }
+
+        fn next(&self) -> Option<Card> {
+            let g = self.referee.game();
+            let c = g.to_move();
+            let (plan, i) = g.battleplan(c)?;
+            plan.get(i).map(|&p| Card::new(c, p))
+        }
+
+        /// Presses the keys and returns the referee's events.
+        fn keys(&mut self, keys: &[MockKey]) -> Vec<EventBody> {
+            let mut out = Vec::new();
+            for &k in keys {
+                let obs = match self.mock.handle(k, self.next()) {
+                    MockOutcome::Table(obs) => obs,
+                    MockOutcome::Busy => Observation::Busy,
+                    MockOutcome::Cursor => continue,
+                    MockOutcome::Nothing(why) => panic!("{k:?} did nothing: {why}"),
+                };
+                out.extend(
+                    self.referee
+                        .observe(self.step, &obs)
+                        .into_iter()
+                        .map(|e| e.body),
+                );
+                self.step += 1;
+            }
+            out
+        }
+
+        /// Moves the cursor to (col, row) with the arrow keys.
+        fn goto(&mut self, col: i32, row: i32) {
+            let c = self.mock.cursor();
+            let (dc, dr) = (col - c.col, row - c.row);
+            let h = if dc < 0 { Left } else { Right };
+            let v = if dr < 0 { Up } else { Down };
+            let mut keys = vec![h; dc.unsigned_abs() as usize];
+            keys.extend(vec![v; dr.unsigned_abs() as usize]);
+            assert!(self.keys(&keys).is_empty());
+            assert_eq!(self.mock.cursor(), Cell::new(col, row));
+        }
+
+        /// Goes to (col, row) and presses the keys there.
+        fn at(&mut self, col: i32, row: i32, keys: &[MockKey]) -> Vec<EventBody> {
+            self.goto(col, row);
+            self.keys(keys)
+        }
+
+        /// A legal placement: exactly one action event.
+        fn act(&mut self, col: i32, row: i32, keys: &[MockKey]) -> ActionEvent {
+            one_action(self.at(col, row, keys))
+        }
+
+        /// A move or capture with SWAP, through the mark.
+        fn swap(&mut self, from: (i32, i32), to: (i32, i32), at_to: &[MockKey]) -> Vec<EventBody> {
+            let mut ev = self.at(from.0, from.1, &[Swap]);
+            ev.extend(self.at(to.0, to.1, at_to));
+            ev
+        }
+
+        /// The opening used by the mistake tests: after it, white's knight
+        /// at (0,0) can take the black pawn at (2,1), and the black knight
+        /// at (2,0) can move to the vacant square at (0,1).
+        fn opening() -> Play {
+            let mut p = Play::new();
+            p.act(0, 0, &[PlaceUp]);
+            p.act(1, 0, &[PlaceDown]);
+            p.act(0, 1, &[PlaceDown]);
+            p.act(2, 0, &[PlaceUp]);
+            p.act(1, 1, &[PlaceDown]);
+            p.act(2, 1, &[PlaceUp]);
+            p
+        }
+    }
+
+    fn one_action(ev: Vec<EventBody>) -> ActionEvent {
+        match <[EventBody; 1]>::try_from(ev) {
+            Ok([EventBody::Action(a)]) => a,
+            other => panic!("expected one action, got {other:?}"),
+        }
+    }
+
+    fn one_flag(ev: Vec<EventBody>) -> Flag {
+        match <[EventBody; 1]>::try_from(ev) {
+            Ok([EventBody::Flag(f)]) => f,
+            other => panic!("expected one flag, got {other:?}"),
+        }
+    }
+
+    fn summary(a: &ActionEvent) -> (&str, &str, Option<Card>, Option<Cell>, Option<Cell>) {
+        (&a.player, &a.action, a.card, a.from, a.to)
+    }
+
+    #[test]
+    fn a_short_game_with_placements_a_move_and_a_capture_raises_no_flag() {
+        let mut p = Play::new();
+        let c = |col, row| Some(Cell::new(col, row));
+        let a = p.act(0, 0, &[PlaceUp]);
+        assert_eq!(summary(&a), ("white", "place", Some(WN), None, c(0, 0)));
+        let a = p.act(1, 0, &[PlaceDown]);
+        assert_eq!(
+            summary(&a),
+            ("black", "place_vacant", Some(BP), None, c(1, 0))
+        );
+        let a = p.act(0, 1, &[PlaceDown]);
+        assert_eq!(
+            summary(&a),
+            ("white", "place_vacant", Some(WP), None, c(0, 1))
+        );
+        let a = p.act(2, 0, &[PlaceUp]);
+        assert_eq!(summary(&a), ("black", "place", Some(BN), None, c(2, 0)));
+        let a = p.act(1, 1, &[PlaceDown]);
+        assert_eq!(
+            summary(&a),
+            ("white", "place_vacant", Some(WP), None, c(1, 1))
+        );
+        let a = p.act(2, 1, &[PlaceUp]);
+        assert_eq!(summary(&a), ("black", "place", Some(BP), None, c(2, 1)));
+
+        // White's knight takes the pawn: mark, flip the pawn, swap.
+        let a = one_action(p.swap((0, 0), (2, 1), &[Flip, Swap]));
+        assert_eq!(
+            summary(&a),
+            ("white", "capture", Some(WN), c(0, 0), c(2, 1))
+        );
+        assert_eq!(a.captured, Some(BP));
+        assert_eq!(p.mock.top(Cell::new(0, 0)), Some(MockCard::down(BP)));
+
+        // Black's knight moves to the vacant square: SWAP.
+        let a = one_action(p.swap((2, 0), (0, 1), &[Swap]));
+        assert_eq!(summary(&a), ("black", "move", Some(BN), c(2, 0), c(0, 1)));
+        assert_eq!(p.mock.top(Cell::new(2, 0)), Some(MockCard::down(WP)));
+
+        // White's bishop occupies a vacant square: it stacks on top.
+        let a = p.act(1, 0, &[PlaceUp]);
+        assert_eq!(summary(&a), ("white", "occupy", Some(WB), None, c(1, 0)));
+        assert_eq!(
+            p.mock.stack(Cell::new(1, 0)),
+            &[MockCard::down(BP), MockCard::up(WB)]
+        );
+        assert_eq!(p.referee.open_flag(), None);
+        assert_eq!(p.referee.game().card_count(), 6);
+        assert_eq!(
+            Observation::Table(p.referee.expected_table().clone()),
+            p.mock.observation()
+        );
+    }
+
+    #[test]
+    fn swap_then_flip_at_the_origin_is_a_missed_flip_mended() {
+        let mut p = Play::opening();
+        let f = one_flag(p.swap((0, 0), (2, 1), &[Swap]));
+        assert_eq!(
+            (f.kind, f.cells, f.rule.as_str()),
+            (
+                FlagKind::MissedFlip,
+                vec![Cell::new(0, 0)],
+                "EP-MISSED-FLIP"
+            )
+        );
+        let ev = p.at(0, 0, &[Flip]);
+        assert_eq!(
+            ev[0],
+            EventBody::Cleared {
+                kind: FlagKind::MissedFlip,
+                how: How::Mended
+            }
+        );
+        let a = one_action(ev[1..].to_vec());
+        assert_eq!((a.action.as_str(), a.captured), ("capture", Some(BP)));
+    }
+
+    #[test]
+    fn a_piece_put_on_the_vacant_square_without_swap_is_a_missed_swap() {
+        let mut p = Play::opening();
+        p.at(0, 0, &[Swap]);
+        p.at(2, 1, &[Flip, Swap]);
+        // Black's knight carried to (0,1), stacked on the face-down card.
+        let mut ev = p.at(2, 0, &[PickPut]);
+        assert!(ev.is_empty());
+        ev = p.at(0, 1, &[PickPut]);
+        let f = one_flag(ev);
+        assert_eq!(
+            (f.kind, f.cells, f.rule.as_str()),
+            (
+                FlagKind::MissedSwap,
+                vec![Cell::new(2, 0)],
+                "EP-MISSED-SWAP"
+            )
+        );
+        assert_eq!(p.mock.stack(Cell::new(0, 1)).len(), 2);
+        assert!(p.mock.stack(Cell::new(2, 0)).is_empty());
+        // Mended: knight in hand, the face-down card swapped to the origin,
+        // the knight put down again.
+        assert!(p.at(0, 1, &[PickPut, Swap]).is_empty());
+        assert!(p.at(2, 0, &[Swap]).is_empty());
+        let ev = p.at(0, 1, &[PickPut]);
+        assert_eq!(
+            ev[0],
+            EventBody::Cleared {
+                kind: FlagKind::MissedSwap,
+                how: How::Mended
+            }
+        );
+        let a = one_action(ev[1..].to_vec());
+        assert_eq!(
+            (a.action.as_str(), a.from, a.to),
+            ("move", Some(Cell::new(2, 0)), Some(Cell::new(0, 1)))
+        );
+    }
+
+    #[test]
+    fn a_card_out_of_order_is_a_wrong_card_and_removing_it_takes_it_back() {
+        let mut p = Play::new();
+        // wK, then wQ: White's next card is the knight.
+        assert!(p.keys(&[CycleCard, CycleCard]).is_empty());
+        assert_eq!(
+            p.mock.card_to_place(p.next()),
+            Some(Card::new(Colour::White, Piece::Queen))
+        );
+        let f = one_flag(p.keys(&[PlaceUp]));
+        assert_eq!(
+            (f.kind, f.cells, f.rule.as_str()),
+            (FlagKind::WrongCard, vec![Cell::new(0, 0)], "EP-PLACE-ORDER")
+        );
+        assert_eq!(p.mock.card_to_place(p.next()), Some(WN), "back to next");
+        assert_eq!(
+            p.keys(&[Remove]),
+            vec![EventBody::Cleared {
+                kind: FlagKind::WrongCard,
+                how: How::TakenBack
+            }]
+        );
+        assert_eq!(p.act(0, 0, &[PlaceUp]).action, "place");
+    }
+
+    #[test]
+    fn a_card_touching_nothing_is_an_illegal_placement() {
+        let mut p = Play::new();
+        p.act(0, 0, &[PlaceUp]);
+        let f = one_flag(p.at(5, 5, &[PlaceDown]));
+        assert_eq!(
+            (f.kind, f.cells, f.rule.as_str()),
+            (
+                FlagKind::IllegalPlacement,
+                vec![Cell::new(5, 5)],
+                "EP-PLACE-ADJ"
+            )
+        );
+    }
+
+    #[test]
+    fn a_knight_across_a_gap_is_an_illegal_move() {
+        let mut p = Play::new();
+        p.act(0, 0, &[PlaceUp]);
+        p.act(0, 1, &[PlaceDown]);
+        p.act(1, 2, &[PlaceDown]);
+        p.act(-1, 0, &[PlaceUp]);
+        // (0,0) to (1,2): (0,2) and (1,1) are missing, so neither L exists.
+        let f = one_flag(p.swap((0, 0), (1, 2), &[Swap]));
+        assert_eq!(
+            (f.kind, f.rule.as_str()),
+            (FlagKind::IllegalMove, "EP-MOVE-KNIGHT")
+        );
+        assert!(f.cells.contains(&Cell::new(0, 0)), "{f:?}");
+    }
+
+    fn start() -> MockTable {
+        let t = Table::parse_grid("wN ##\n.. bQ", Cell::default()).unwrap();
+        MockTable::new(&t)
+    }
+
+    fn obs(grid: &str) -> MockOutcome {
+        MockOutcome::Table(Observation::Table(
+            Table::parse_grid(grid, Cell::default()).unwrap(),
+        ))
+    }
+
+    #[test]
+    fn the_cursor_goes_anywhere_and_reports_nothing() {
+        let mut m = start();
+        assert_eq!(m.cursor(), Cell::new(0, 0));
+        for k in [Up, Left, Left] {
+            assert_eq!(m.handle(k, None), MockOutcome::Cursor);
+        }
+        assert_eq!(m.cursor(), Cell::new(-2, -1));
+        assert_eq!(m.handle(Down, None), MockOutcome::Cursor);
+        assert_eq!(m.handle(Right, None), MockOutcome::Cursor);
+        assert_eq!(m.cursor(), Cell::new(-1, 0));
+        assert_eq!(m.bounds(), (Cell::new(-1, 0), Cell::new(1, 1)));
+        assert!(
+            matches!(m.handle(PickPut, None), MockOutcome::Nothing(w) if w.contains("pick up"))
+        );
+    }
+
+    #[test]
+    fn a_mark_is_a_hand_on_the_table_until_dropped() {
+        let mut m = start();
+        m.handle(Down, None);
+        assert!(matches!(m.handle(Swap, None), MockOutcome::Nothing(w) if w.contains("swap")));
+        m.handle(Right, None);
+        assert_eq!(m.handle(Swap, None), MockOutcome::Busy);
+        assert_eq!(m.marked(), Some(Cell::new(1, 1)));
+        assert_eq!(m.observation(), Observation::Busy);
+        assert_eq!(m.handle(Swap, None), obs("wN ##\n.. bQ"));
+        assert_eq!(m.marked(), None);
+        m.handle(Swap, None);
+        assert_eq!(m.handle(Cancel, None), obs("wN ##\n.. bQ"));
+        assert_eq!(m.marked(), None);
+        // A swap with an empty cell carries the card there.
+        m.handle(Swap, None);
+        m.handle(Left, None);
+        assert_eq!(m.handle(Swap, None), obs("wN ##\nbQ .."));
+    }
+
+    #[test]
+    fn a_held_card_is_busy_and_cancel_puts_it_back() {
+        let mut m = start();
+        assert_eq!(m.handle(PickPut, None), MockOutcome::Busy);
+        assert_eq!(m.held(), Some((MockCard::up(WN), Cell::new(0, 0))));
+        assert_eq!(m.observation(), Observation::Busy);
+        assert!(m.stack(Cell::new(0, 0)).is_empty());
+        m.handle(Down, None);
+        assert_eq!(m.handle(Cancel, None), obs("wN ##\n.. bQ"));
+        assert_eq!(m.held(), None);
+        assert!(matches!(m.handle(Cancel, None), MockOutcome::Nothing(_)));
+        // Picked up and put down where it was: the same table.
+        m.handle(Up, None);
+        m.handle(PickPut, None);
+        assert_eq!(m.handle(PickPut, None), obs("wN ##\n.. bQ"));
+    }
+
+    #[test]
+    fn cards_stack_and_only_the_top_is_seen() {
+        let mut m = MockTable::new(&Table::new());
+        assert_eq!(m.handle(PlaceDown, Some(BP)), obs("##"));
+        assert_eq!(m.handle(PlaceUp, Some(WN)), obs("wN"));
+        assert_eq!(
+            m.stack(Cell::new(0, 0)),
+            &[MockCard::down(BP), MockCard::up(WN)]
+        );
+        assert_eq!(m.handle(PickPut, None), MockOutcome::Busy);
+        assert_eq!(m.top(Cell::new(0, 0)), Some(MockCard::down(BP)));
+        assert_eq!(m.handle(PickPut, None), obs("wN"));
+        assert_eq!(m.handle(Remove, None), obs("##"));
+        assert_eq!(m.handle(Remove, None), obs(""));
+        assert!(matches!(m.handle(Remove, None), MockOutcome::Nothing(_)));
+        assert!(
+            matches!(m.handle(PlaceUp, None), MockOutcome::Nothing(w) if w.contains("no card"))
+        );
+    }
+
+    #[test]
+    fn a_placed_card_remembers_its_face_but_a_start_card_does_not() {
+        let mut m = start();
+        m.handle(Right, None);
+        assert!(matches!(m.handle(Flip, None), MockOutcome::Nothing(w) if w.contains("face")));
+        m.handle(Down, None);
+        assert_eq!(m.handle(Flip, None), obs("wN ##\n.. ##"));
+        assert_eq!(m.handle(Flip, None), obs("wN ##\n.. bQ"));
+        m.handle(Right, None);
+        m.handle(PlaceDown, Some(BN));
+        assert_eq!(m.handle(Flip, None), obs("wN ## ..\n.. bQ bN"));
+    }
+
+    #[test]
+    fn cycle_card_offers_the_movers_cards_then_the_others_then_the_next() {
+        let mut m = MockTable::new(&Table::new()).with_colours(&[Colour::White, Colour::Black]);
+        let mut seen = Vec::new();
+        loop {
+            assert_eq!(m.handle(CycleCard, Some(BP)), MockOutcome::Cursor);
+            match m.card_to_place(Some(BP)) {
+                Some(BP) => break,
+                c => seen.push(c.unwrap()),
+            }
+        }
+        assert_eq!(seen.len(), 11, "{seen:?}");
+        assert_eq!(seen[0], Card::new(Colour::Black, Piece::King));
+        assert_eq!(seen[5], Card::new(Colour::White, Piece::King));
+        assert!(seen.iter().all(|c| c.colour != Colour::Red));
+        m.handle(CycleCard, Some(BP));
+        assert_eq!(m.handle(Cancel, Some(BP)), MockOutcome::Cursor);
+        assert_eq!(m.card_to_place(Some(BP)), Some(BP));
+        // With an empty Battleplan, a chosen card can still be placed.
+        m.handle(CycleCard, None);
+        assert_eq!(
+            m.handle(PlaceUp, None),
+            obs("wK"),
+            "the first colour's king"
+        );
+        assert_eq!(m.card_to_place(None), None, "placing uses the choice up");
+    }
+}

@@ -3,3 +3,4 @@
 //! where they came from.
 
 pub mod mock;
+pub mod script;

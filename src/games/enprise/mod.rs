@@ -604,18 +604,11 @@ impl crate::games::Game for EnPrise {
                 }
             })
             .collect();
-        let mut notes = vec![format!(
-            "Vacant squares: {}{}",
-            self.vacant,
-            if self.king.iter().all(Option::is_none) {
-                format!(
-                    " (a king may be summoned at 6{})",
-                    if self.vacant >= 6 { ": now" } else { "" }
-                )
-            } else {
-                String::new()
-            }
-        )];
+        let mut notes = vec![if self.king.iter().all(Option::is_none) {
+            format!("Vacant squares: {} (a king needs 6)", self.vacant)
+        } else {
+            format!("Vacant squares: {}", self.vacant)
+        }];
         notes.push(format!("Cards on the table: {}", self.cards));
         crate::games::Panel {
             players,

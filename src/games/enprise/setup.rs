@@ -23,6 +23,15 @@ const COUNTS: [(Piece, usize); 5] = [
 /// colour-prefixed tokens) and checks the card counts.
 pub fn parse_battleplan(text: &str, colour: Colour) -> Result<Vec<Piece>, String> {
     let mut plan = Vec::new();
+    // "NPPBQRPPNPBPRPP" is as good as "N P P B ...": easier to type.
+    let compact = !text.trim().contains(char::is_whitespace) && text.trim().len() > 2;
+    let spaced: String;
+    let text = if compact {
+        spaced = text.trim().chars().map(|c| format!("{c} ")).collect();
+        spaced.as_str()
+    } else {
+        text
+    };
     for tok in text.split_whitespace() {
         let letter = match tok.chars().collect::<Vec<_>>()[..] {
             [p] => p,
@@ -228,6 +237,11 @@ mod tests {
             .is_ok()
         );
         assert!(parse_battleplan("bN P P B Q R P P N P B P R P P", Colour::White).is_err());
+        assert_eq!(
+            parse_battleplan("NPPBQRPPNPBPRPP", Colour::White).unwrap(),
+            ok
+        );
+        assert!(parse_battleplan("NPPBQRPPNPBPRP", Colour::White).is_err());
         let e = parse_battleplan("N P P B Q R P P N P B P R P", Colour::White).unwrap_err();
         assert!(e.contains("15"), "{e}");
         let e = parse_battleplan("N P P B Q Q P P N P B P R P P", Colour::White).unwrap_err();

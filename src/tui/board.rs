@@ -1,0 +1,224 @@
+//! The board: every card of the table drawn where it lies, scaled to the
+//! space there is and kept centred as the board grows in any direction.
+//! Flags are marked in colour *and* with a symbol, so a colour-blind player
+//! misses nothing.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::Widget;
+
+use crate::table::{Cell, Colour, Table, Token};
+
+/// What the board shows besides the cards.
+pub struct BoardView<'a> {
+    pub table: &'a Table,
+    pub flagged: &'a [Cell],
+    pub last_action: &'a [Cell],
+    pub attackers: &'a [Cell],
+    pub cursor: Option<Cell>,
+    pub marked: Option<Cell>,
+}
+
+/// Card sizes tried, largest first: (width, height) in terminal cells.
+const SIZES: [(u16, u16); 8] = [
+    (8, 4),
+    (6, 3),
+    (5, 3),
+    (6, 2),
+    (5, 2),
+    (4, 2),
+    (4, 1),
+    (3, 1),
+];
+
+impl Widget for BoardView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let mut cells: Vec<Cell> = self.table.iter().map(|(c, _)| c).collect();
+        cells.extend(
+            self.flagged
+                .iter()
+                .chain(self.last_action)
+                .chain(self.cursor.iter()),
+        );
+        let (lo, hi) = match bounds(&cells) {
+            // One empty cell of margin all round: where new cards may go.
+            Some((lo, hi)) => (lo.offset(-1, -1), hi.offset(1, 1)),
+            None => (Cell::new(-1, -1), Cell::new(1, 1)),
+        };
+        let cols = (hi.col - lo.col + 1) as u16;
+        let rows = (hi.row - lo.row + 1) as u16;
+        // Room for the coordinate rulers: 4 columns on the left, 1 row on top.
+        let (ruler_w, ruler_h) = (4u16, 1u16);
+        let fit = SIZES.iter().copied().find(|&(w, h)| {
+            cols.saturating_mul(w) + ruler_w <= area.width
+                && rows.saturating_mul(h) + ruler_h <= area.height
+        });
+        let Some((w, h)) = fit else {
+            let msg = format!("The board ({cols}x{rows}) needs a larger window");
+            buf.set_stringn(
+                area.x,
+                area.y,
+                msg,
+                area.width as usize,
+                Style::new().fg(Color::Yellow),
+            );
+            return;
+        };
+        let total_w = cols * w + ruler_w;
+        let total_h = rows * h + ruler_h;
+        let x0 = area.x + (area.width - total_w) / 2 + ruler_w;
+        let y0 = area.y + (area.height - total_h) / 2 + ruler_h;
+        let ruler = Style::new().fg(Color::DarkGray);
+        for i in 0..cols {
+            let col = lo.col + i as i32;
+            let label = format!("{col:^width$}", width = w as usize);
+            buf.set_stringn(x0 + i * w, y0 - 1, label, w as usize, ruler);
+        }
+        for j in 0..rows {
+            let row = lo.row + j as i32;
+            buf.set_stringn(
+                x0 - ruler_w,
+                y0 + j * h + (h - 1) / 2,
+                format!("{row:>3} "),
+                4,
+                ruler,
+            );
+        }
+        for j in 0..rows {
+            for i in 0..cols {
+                let cell = Cell::new(lo.col + i as i32, lo.row + j as i32);
+                let rect = Rect::new(x0 + i * w, y0 + j * h, w, h);
+                self.draw_cell(cell, rect, buf);
+            }
+        }
+    }
+}
+
+impl BoardView<'_> {
+    fn draw_cell(&self, cell: Cell, r: Rect, buf: &mut Buffer) {
+        let token = self.table.get(cell);
+        let flagged = self.flagged.contains(&cell);
+        let last = self.last_action.contains(&cell);
+        let attacker = self.attackers.contains(&cell);
+        let cursor = self.cursor == Some(cell);
+        let marked = self.marked == Some(cell);
+
+        // Only empty cells where a card could go (touching the board) are
+        // dotted; the rest of the rectangle stays blank.
+        let touching = || {
+            (-1..=1).any(|dr| {
+                (-1..=1)
+                    .any(|dc| (dc, dr) != (0, 0) && self.table.get(cell.offset(dc, dr)).is_some())
+            })
+        };
+        let (text, mut style) = match token {
+            None if touching() || self.table.is_empty() => {
+                ("··".to_string(), Style::new().fg(Color::DarkGray))
+            }
+            None => ("  ".to_string(), Style::new()),
+            Some(Token::Down) => (
+                "░░".to_string(),
+                Style::new().fg(Color::Gray).bg(Color::DarkGray),
+            ),
+            Some(Token::Unreadable) => (
+                "??".to_string(),
+                Style::new().fg(Color::Black).bg(Color::Yellow),
+            ),
+            Some(Token::Up(card)) => (card.to_string(), card_style(card.colour)),
+        };
+        // The symbol beside the token says what colour alone would say.
+        let mark = if flagged {
+            '!'
+        } else if attacker {
+            '+'
+        } else if marked {
+            '*'
+        } else if last {
+            '>'
+        } else {
+            ' '
+        };
+        if flagged {
+            style = style
+                .bg(Color::Red)
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD);
+        } else if attacker {
+            style = style.bg(Color::Magenta).fg(Color::White);
+        } else if last {
+            style = style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+        }
+        if cursor {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
+        let empty = token.is_none();
+        let fill = if empty && !cursor && !flagged {
+            Style::new()
+        } else {
+            style
+        };
+        for y in r.y..r.y + r.height {
+            buf.set_stringn(r.x, y, " ".repeat(r.width as usize), r.width as usize, fill);
+        }
+        // Cards with room get a frame, its corners carrying the mark.
+        if r.height >= 3 && r.width >= 5 && !empty {
+            let inner = (r.width - 2) as usize;
+            let c = if mark == ' ' {
+                ('┌', '┐', '└', '┘')
+            } else {
+                (mark, mark, mark, mark)
+            };
+            buf.set_stringn(
+                r.x,
+                r.y,
+                format!("{}{}{}", c.0, "─".repeat(inner - 1), c.1),
+                r.width as usize - 1,
+                style,
+            );
+            buf.set_stringn(
+                r.x,
+                r.y + r.height - 1,
+                format!("{}{}{}", c.2, "─".repeat(inner - 1), c.3),
+                r.width as usize - 1,
+                style,
+            );
+            for y in r.y + 1..r.y + r.height - 1 {
+                buf.set_stringn(r.x, y, "│", 1, style);
+                buf.set_stringn(r.x + r.width - 2, y, "│", 1, style);
+            }
+        }
+        let mid = r.y + (r.height.saturating_sub(1)) / 2;
+        let label = if r.height >= 3 && r.width >= 5 {
+            text
+        } else if cursor && empty {
+            "[]".to_string()
+        } else {
+            format!("{mark}{text}")
+        };
+        let lw = label.chars().count() as u16;
+        let x = r.x + (r.width.saturating_sub(1).saturating_sub(lw)) / 2;
+        buf.set_stringn(x, mid, label, r.width as usize, style);
+    }
+}
+
+fn card_style(c: Colour) -> Style {
+    let s = Style::new().add_modifier(Modifier::BOLD);
+    match c {
+        Colour::White => s.fg(Color::Black).bg(Color::White),
+        Colour::Black => s.fg(Color::White).bg(Color::Black),
+        Colour::Red => s.fg(Color::White).bg(Color::Red),
+        Colour::Blue => s.fg(Color::White).bg(Color::Blue),
+        Colour::Yellow => s.fg(Color::Black).bg(Color::Yellow),
+    }
+}
+
+fn bounds(cells: &[Cell]) -> Option<(Cell, Cell)> {
+    let first = cells.first()?;
+    Some(cells.iter().fold((*first, *first), |(lo, hi), c| {
+        (
+            Cell::new(lo.col.min(c.col), lo.row.min(c.row)),
+            Cell::new(hi.col.max(c.col), hi.row.max(c.row)),
+        )
+    }))
+}

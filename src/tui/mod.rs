@@ -1,0 +1,381 @@
+//! The referee view at the table: a full-screen terminal view of the board,
+//! the players' Battleplans, the open flags and the log, fed by an input
+//! (a script, the mock device).
+//!
+//! [`App`] is all the state; [`view`] draws it (a function of the state, so
+//! snapshot tests draw it on a test backend); [`App::on_key`] handles keys.
+//! The loop in [`run`] only waits for keys and timers.
+
+mod board;
+pub mod setup;
+mod view;
+
+pub use view::draw;
+
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event::{
+    self, Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
+};
+
+use crate::event::{Event, EventBody, Flag};
+use crate::input::mock::{MockKey, MockOutcome, MockTable};
+use crate::input::script::ScriptInput;
+use crate::journal::Journal;
+use crate::observation::Observation;
+use crate::referee::AnyReferee;
+use crate::table::{Cell, Table};
+
+/// Where the observations come from.
+pub enum Source {
+    Script(ScriptInput),
+    Mock(MockTable),
+}
+
+/// The input's health, for the status line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Health {
+    Connected,
+    /// Hands over the table: shown, never judged.
+    Busy,
+    /// The last table could not be read with confidence.
+    Unreadable,
+    Reconnecting,
+    /// The input has nothing more to give (a script played out).
+    Ended,
+}
+
+/// A check, a mate or the end of the game, shown prominently until play
+/// moves on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Banner {
+    Check {
+        player: String,
+        attackers: Vec<Cell>,
+    },
+    Checkmate {
+        player: String,
+    },
+    GameOver {
+        text: String,
+    },
+}
+
+pub struct App {
+    referee: Box<dyn AnyReferee>,
+    game: String,
+    players: Vec<String>,
+    source: Source,
+    source_name: String,
+    /// The next observation's step number.
+    step: usize,
+    log: Vec<Event>,
+    /// The cells of the last action (origin and destination, or the card
+    /// placed).
+    last_action: Vec<Cell>,
+    banners: Vec<Banner>,
+    /// The last table seen, in the board's frame.
+    observed: Option<Table>,
+    health: Health,
+    journal: Option<Journal>,
+    /// Why the last key did nothing, or a hint.
+    hint: Option<String>,
+    quiet: bool,
+    help: bool,
+    confirm_quit: bool,
+    quit: bool,
+    /// A new flag or check since the last bell.
+    bell: bool,
+}
+
+impl App {
+    pub fn new(
+        referee: Box<dyn AnyReferee>,
+        source: Source,
+        source_name: String,
+        journal: Option<Journal>,
+        quiet: bool,
+    ) -> App {
+        let mut referee = referee;
+        let log = referee.start();
+        let (game, players) = match log.first().map(|e| &e.body) {
+            Some(EventBody::GameStarted { game, players }) => (game.clone(), players.clone()),
+            _ => (String::new(), Vec::new()),
+        };
+        App {
+            referee,
+            game,
+            players,
+            source,
+            source_name,
+            step: 0,
+            log,
+            last_action: Vec::new(),
+            banners: Vec::new(),
+            observed: None,
+            health: Health::Connected,
+            journal,
+            hint: None,
+            quiet,
+            help: false,
+            confirm_quit: false,
+            quit: false,
+            bell: false,
+        }
+    }
+
+    /// Replays observations already judged (a resumed game) without
+    /// journaling them again.
+    pub fn restore(&mut self, observations: &[(usize, Observation)]) {
+        let journal = self.journal.take();
+        for (step, obs) in observations {
+            self.step = *step;
+            self.observe(obs.clone());
+        }
+        self.journal = journal;
+        self.bell = false;
+        if let Source::Script(s) = &mut self.source {
+            s.skip(self.step);
+        }
+        if let (Source::Mock(m), Some(t)) = (&mut self.source, &self.observed) {
+            *m = MockTable::new(t);
+        }
+    }
+
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.log
+    }
+
+    /// Judges one observation and takes in what the referee says.
+    pub fn observe(&mut self, obs: Observation) {
+        let step = self.step;
+        self.step += 1;
+        let events = self.referee.observe(step, &obs);
+        self.health = match &obs {
+            Observation::Busy => Health::Busy,
+            Observation::Table(t) if !t.unreadable_cells().is_empty() => Health::Unreadable,
+            _ => Health::Connected,
+        };
+        if let Observation::Table(t) = &obs {
+            self.observed = Some(t.shifted(self.referee.last_offset()));
+        }
+        if let Some(j) = &mut self.journal
+            && let Err(e) = j.append(step, &obs, &events)
+        {
+            // The game goes on; the players must know the journal stopped.
+            self.hint = Some(format!("JOURNAL NOT WRITTEN: {e}"));
+        }
+        self.take_events(events);
+    }
+
+    fn take_events(&mut self, events: Vec<Event>) {
+        let mut acted = false;
+        for e in &events {
+            match &e.body {
+                EventBody::Action(a) if a.action != "pass" => {
+                    if !acted {
+                        acted = true;
+                        self.last_action.clear();
+                        self.banners
+                            .retain(|b| matches!(b, Banner::GameOver { .. }));
+                    }
+                    self.last_action.extend(a.from.iter().chain(a.to.iter()));
+                }
+                EventBody::Flag(_) => self.bell = true,
+                EventBody::Check { player, attackers } => {
+                    self.bell = true;
+                    self.banners.push(Banner::Check {
+                        player: player.clone(),
+                        attackers: attackers.clone(),
+                    });
+                }
+                EventBody::Checkmate { player } => {
+                    self.bell = true;
+                    self.banners
+                        .retain(|b| !matches!(b, Banner::Check { player: p, .. } if p == player));
+                    self.banners.push(Banner::Checkmate {
+                        player: player.clone(),
+                    });
+                }
+                EventBody::GameOver { winner, .. } => {
+                    let text = match winner {
+                        Some(w) => format!("Game over: {} wins", title(w)),
+                        None => "Game over: a draw".to_string(),
+                    };
+                    self.banners.push(Banner::GameOver { text });
+                }
+                _ => {}
+            }
+        }
+        self.log.extend(events);
+    }
+
+    /// Time passes: a timed script steps.
+    pub fn on_tick(&mut self, now: Instant) {
+        if let Source::Script(s) = &mut self.source
+            && s.due(now)
+            && let Some((_, obs)) = s.step()
+        {
+            self.observe(obs);
+        }
+        self.update_ended();
+    }
+
+    /// How long the loop may sleep before `on_tick` has work.
+    pub fn time_left(&self, now: Instant) -> Option<Duration> {
+        match &self.source {
+            Source::Script(s) => s.time_left(now),
+            Source::Mock(_) => None,
+        }
+    }
+
+    fn update_ended(&mut self) {
+        if let Source::Script(s) = &mut self.source
+            && s.ended()
+            && self.health != Health::Ended
+        {
+            let events = self.referee.finish(self.step.saturating_sub(1));
+            if let Some(j) = &mut self.journal {
+                let _ = j.finish(self.step.saturating_sub(1), &events);
+            }
+            self.take_events(events);
+            self.health = Health::Ended;
+        }
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        self.hint = None;
+        if self.confirm_quit {
+            match key.code {
+                KeyCode::Char('y') | KeyCode::Char('q') => self.quit = true,
+                _ => self.confirm_quit = false,
+            }
+            return;
+        }
+        if self.help {
+            if matches!(
+                key.code,
+                KeyCode::Char('?') | KeyCode::Esc | KeyCode::Char('q')
+            ) {
+                self.help = false;
+            }
+            return;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.quit = true;
+            return;
+        }
+        match key.code {
+            KeyCode::Char('?') => self.help = true,
+            KeyCode::Char('q') => {
+                if self.in_progress() {
+                    self.confirm_quit = true;
+                } else {
+                    self.quit = true;
+                }
+            }
+            _ => self.source_key(key),
+        }
+    }
+
+    /// Whether quitting would leave a game unfinished.
+    fn in_progress(&self) -> bool {
+        self.step > 0 && !self.referee.is_over() && self.health != Health::Ended
+    }
+
+    fn source_key(&mut self, key: KeyEvent) {
+        let next = self.referee.next_card();
+        match &mut self.source {
+            Source::Script(s) => {
+                if key.code == KeyCode::Char(' ') || key.code == KeyCode::Char('n') {
+                    match s.step() {
+                        Some((_, obs)) => self.observe(obs),
+                        None => self.hint = Some("The script has no more steps".into()),
+                    }
+                    self.update_ended();
+                }
+            }
+            Source::Mock(m) => {
+                let Some(k) = mock_key(key) else { return };
+                match m.handle(k, next) {
+                    MockOutcome::Table(obs) => self.observe(obs),
+                    MockOutcome::Busy => self.observe(Observation::Busy),
+                    MockOutcome::Cursor => {}
+                    MockOutcome::Nothing(why) => self.hint = Some(why.to_string()),
+                }
+            }
+        }
+    }
+
+    /// Rings the terminal bell if something new deserves it.
+    pub fn take_bell(&mut self) -> bool {
+        std::mem::take(&mut self.bell) && !self.quiet
+    }
+
+    fn open_flags(&self) -> Vec<&Flag> {
+        self.referee.open_flags()
+    }
+}
+
+fn title(name: &str) -> String {
+    let mut c = name.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// The mock device's keys: arrows, Enter and Esc here, letters as the mock
+/// labels them.
+fn mock_key(key: KeyEvent) -> Option<MockKey> {
+    Some(match key.code {
+        KeyCode::Up => MockKey::Up,
+        KeyCode::Down => MockKey::Down,
+        KeyCode::Left => MockKey::Left,
+        KeyCode::Right => MockKey::Right,
+        KeyCode::Enter => MockKey::PlaceUp,
+        KeyCode::Delete => MockKey::Remove,
+        KeyCode::Esc => MockKey::Cancel,
+        KeyCode::Char(c) => return MockKey::from_char(c),
+        _ => return None,
+    })
+}
+
+/// Runs the view until the players quit. Restores the terminal on the way
+/// out, panics included (ratatui::run).
+pub fn run(mut app: App) -> io::Result<()> {
+    ratatui::run(|terminal| {
+        loop {
+            terminal.draw(|frame| view::draw(&app, frame))?;
+            if app.take_bell() {
+                // BEL: a sound (or a flash) at the table on a flag or check.
+                let mut out = io::stdout();
+                out.write_all(b"\x07")?;
+                out.flush()?;
+            }
+            if app.should_quit() {
+                return Ok(());
+            }
+            let now = Instant::now();
+            let wait = app
+                .time_left(now)
+                .unwrap_or(Duration::from_millis(500))
+                .min(Duration::from_millis(500));
+            if event::poll(wait)? {
+                match event::read()? {
+                    TermEvent::Key(key) => app.on_key(key),
+                    TermEvent::Resize(..) => {}
+                    _ => {}
+                }
+            }
+            app.on_tick(Instant::now());
+        }
+    })
+}

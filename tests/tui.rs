@@ -1,0 +1,218 @@
+//! The referee view: snapshots of its screens at 100x30 and 160x48, drawn on
+//! ratatui's test backend from real games, and its key handling.
+
+use arbiter::event::EventBody;
+use arbiter::input::mock::MockTable;
+use arbiter::input::script::ScriptInput;
+use arbiter::observation::Observation;
+use arbiter::replay::referee_for;
+use arbiter::script::Script;
+use arbiter::table::Colour;
+use arbiter::tui::setup::{SetupForm, SetupOutcome};
+use arbiter::tui::{App, Source};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+const SIZES: [(u16, u16); 2] = [(100, 30), (160, 48)];
+
+fn demo() -> Script {
+    Script::load(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/scenarios/enprise/demo.toml"
+        )
+        .as_ref(),
+    )
+    .expect("the demo loads")
+}
+
+/// The demo through the view, stepped `steps` times with the space key.
+fn demo_app(steps: usize) -> App {
+    let script = demo();
+    let referee = referee_for(&script).unwrap();
+    let mut app = App::new(
+        referee,
+        Source::Script(ScriptInput::new(script, None)),
+        "demo.toml".into(),
+        None,
+        true,
+    );
+    for _ in 0..steps {
+        app.on_key(key(KeyCode::Char(' ')));
+    }
+    app
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn screen(app: &App, (w, h): (u16, u16)) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| arbiter::tui::draw(app, f)).unwrap();
+    t.backend().to_string()
+}
+
+/// The first demo step (0-based) whose events include one matching `f`.
+fn first_step(f: impl Fn(&EventBody) -> bool) -> usize {
+    let events = arbiter::replay::replay(&demo()).unwrap();
+    events
+        .iter()
+        .find(|e| f(&e.body))
+        .map(|e| e.step)
+        .expect("the demo has it")
+}
+
+fn snapshots(name: &str, app: &App) {
+    for size in SIZES {
+        insta::assert_snapshot!(format!("{name}_{}x{}", size.0, size.1), screen(app, size));
+    }
+}
+
+#[test]
+fn opening() {
+    let app = demo_app(3);
+    let s = screen(&app, (100, 30));
+    assert!(s.contains("wP") && s.contains("bP"), "{s}");
+    snapshots("opening", &app);
+}
+
+#[test]
+fn mid_game() {
+    let app = demo_app(22);
+    snapshots("mid_game", &app);
+}
+
+#[test]
+fn missed_swap() {
+    let step = first_step(|b| matches!(b, EventBody::Flag(f) if f.kind.as_str() == "missed_swap"));
+    let app = demo_app(step + 1);
+    let s = screen(&app, (100, 30));
+    assert!(
+        s.contains("Missed SWAP"),
+        "the flag panel names the slip:\n{s}"
+    );
+    assert!(
+        s.contains('!'),
+        "the flagged cell carries a symbol, not only a colour:\n{s}"
+    );
+    snapshots("missed_swap", &app);
+}
+
+#[test]
+fn check() {
+    let step = first_step(|b| matches!(b, EventBody::Check { .. }));
+    let app = demo_app(step + 1);
+    let s = screen(&app, (160, 48));
+    assert!(s.contains("CHECK"), "{s}");
+    snapshots("check", &app);
+}
+
+#[test]
+fn mate() {
+    let app = demo_app(demo().steps.len());
+    let s = screen(&app, (100, 30));
+    assert!(s.contains("CHECKMATE") && s.contains("White wins"), "{s}");
+    snapshots("mate", &app);
+}
+
+#[test]
+fn setup_screen() {
+    let mut form = SetupForm::new(
+        vec![Colour::White, Colour::Black],
+        &[(Colour::White, "NPPBQRPPNPBPRPP".into())],
+        7,
+    );
+    for c in "PNPPB".chars() {
+        form.on_key(key(KeyCode::Char(c)));
+    }
+    for size in SIZES {
+        let mut t = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
+        t.draw(|f| form.draw(f)).unwrap();
+        insta::assert_snapshot!(
+            format!("setup_{}x{}", size.0, size.1),
+            t.backend().to_string()
+        );
+    }
+    // Enter with Black's plan unfinished: not done, and it says why.
+    assert_eq!(form.on_key(key(KeyCode::Enter)), SetupOutcome::Editing);
+    form.on_key(key(KeyCode::F(2)));
+    match form.on_key(key(KeyCode::Enter)) {
+        SetupOutcome::Done(plans) => assert_eq!(plans.len(), 2),
+        other => panic!("a shuffled plan is valid: {other:?}"),
+    }
+}
+
+#[test]
+fn help_and_quit_keys() {
+    let mut app = demo_app(2);
+    app.on_key(key(KeyCode::Char('?')));
+    assert!(screen(&app, (100, 30)).contains("Help"));
+    app.on_key(key(KeyCode::Esc));
+    assert!(!screen(&app, (100, 30)).contains(" Help "));
+    // Mid-game, q asks first; any other key stays.
+    app.on_key(key(KeyCode::Char('q')));
+    assert!(!app.should_quit());
+    assert!(screen(&app, (100, 30)).contains("Quit?"));
+    app.on_key(key(KeyCode::Char('n')));
+    assert!(!app.should_quit());
+    app.on_key(key(KeyCode::Char('q')));
+    app.on_key(key(KeyCode::Char('y')));
+    assert!(app.should_quit());
+}
+
+#[test]
+fn space_steps_the_script_and_the_bell_rings_on_a_flag() {
+    let step = first_step(|b| matches!(b, EventBody::Flag(_)));
+    let mut app = demo_app(step);
+    let _ = app.take_bell();
+    app.on_key(key(KeyCode::Char(' ')));
+    assert!(
+        app.events()
+            .iter()
+            .any(|e| e.step == step && matches!(e.body, EventBody::Flag(_)))
+    );
+    assert!(!app.take_bell(), "--quiet silences the bell");
+}
+
+#[test]
+fn the_mock_device_plays_through_the_view() {
+    let script = Script::parse(
+        "setup",
+        "game = \"enprise\"\nplayers = [\"white\", \"black\"]\n[battleplan]\nwhite = \"NPPBQRPPNPBPRPP\"\nblack = \"PNPPBQPRPNPBPRP\"\n",
+    )
+    .unwrap();
+    let referee = referee_for(&script).unwrap();
+    let mock = MockTable::new(referee.expected_table());
+    let mut app = App::new(referee, Source::Mock(mock), "mock".into(), None, false);
+    // White's knight at the cursor, black's pawn face-down to its right.
+    app.on_key(key(KeyCode::Char('u')));
+    app.on_key(key(KeyCode::Right));
+    app.on_key(key(KeyCode::Char('d')));
+    let actions: Vec<String> = app
+        .events()
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Action(a) => Some(format!("{} {}", a.player, a.action)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(actions, ["white place", "black place_vacant"]);
+    // A card touching nothing: flagged, and the bell rings.
+    for _ in 0..4 {
+        app.on_key(key(KeyCode::Right));
+    }
+    app.on_key(key(KeyCode::Char('u')));
+    assert!(app.take_bell());
+    let s = screen(&app, (100, 30));
+    assert!(s.contains("Illegal placement"), "{s}");
+    snapshots("mock_flag", &app);
+    // Taken back with x: cleared.
+    app.on_key(key(KeyCode::Char('x')));
+    assert!(matches!(
+        app.events().last().map(|e| &e.body),
+        Some(EventBody::Cleared { .. })
+    ));
+    let _ = Observation::Busy;
+}
