@@ -15,7 +15,10 @@
 //! Line 1 is the header: the format version and the game's setup, a table
 //! script without steps. Then the events of the referee's `start`, then one
 //! line per observation (or `finish`, the input ended) followed by the events
-//! it caused. The setup is all a resume needs to rebuild the referee; the
+//! it caused. Other observations are `{"obs":N,"busy":true}`, `"draw"`,
+//! `"call"` (with `"by"`) and `"roll"`; a table too spread out for a grid
+//! (a misread far-off card) is `{"obs":N,"cells":[[col,row,"wN"],...]}`.
+//! The setup is all a resume needs to rebuild the referee; the
 //! observations replay it to where the game stopped, and the recorded events
 //! check that it decides now what it decided then.
 //!

@@ -41,6 +41,14 @@ struct Played {
     tables_after: Vec<Table>,
 }
 
+impl Drop for Played {
+    fn drop(&mut self) {
+        if let Some(dir) = self.path.parent().and_then(Path::parent) {
+            let _ = fs::remove_dir_all(dir);
+        }
+    }
+}
+
 fn play(script: &Script, path: PathBuf) -> Played {
     let mut journal = Journal::create(&path, &script.setup_toml()).unwrap();
     let mut referee = referee_for(script).unwrap();
@@ -292,7 +300,7 @@ mod damaged {
         static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
         BYTES.get_or_init(|| {
             let played = play(&load(SHARED), temp("fuzz-source.jsonl"));
-            fs::read(played.path).unwrap()
+            fs::read(&played.path).unwrap()
         })
     }
 
