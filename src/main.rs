@@ -15,6 +15,7 @@ use arbiter::games::enprise::parse_battleplan;
 use arbiter::input::mock::MockTable;
 use arbiter::input::script::ScriptInput;
 use arbiter::journal::Journal;
+use arbiter::referee::AnyReferee;
 use arbiter::replay::referee_for;
 use arbiter::script::{GameKind, Script};
 use arbiter::table::Colour;
@@ -57,6 +58,13 @@ enum Command {
         /// Also append every observation and event to this journal.
         #[arg(long)]
         journal: Option<PathBuf>,
+        /// Continue the game of this journal (written by an earlier run that
+        /// was stopped), from the first step it has not judged.
+        #[arg(long, value_name = "PATH", conflicts_with = "journal")]
+        resume: Option<PathBuf>,
+        /// Pace a script input: one step every SECS seconds.
+        #[arg(long, value_name = "SECS")]
+        step_delay: Option<f64>,
     },
     /// The referee view at the table: a full-screen board, the Battleplans,
     /// flags and checks. With no options: the bundled demo game, stepping
@@ -133,16 +141,36 @@ fn run(cli: Cli) -> Result<(), BadInput> {
             input,
             json,
             journal,
+            resume,
+            step_delay,
         } => {
+            let delay = step_delay_of(step_delay)?;
             let path = script_input(&input).map_err(BadInput)?;
             let script = Script::load(path).map_err(|e| BadInput(e.into()))?;
-            let journal = match journal {
-                Some(p) => Some(
-                    Journal::create(&p, &script.setup_toml()).map_err(|e| BadInput(e.into()))?,
-                ),
-                None => None,
+            let start = match (journal, resume) {
+                (_, Some(p)) => {
+                    let r = Journal::resume(&p).map_err(|e| BadInput(e.into()))?;
+                    for w in &r.resumed.warnings {
+                        eprintln!("arbiter: {w}");
+                    }
+                    if r.resumed.finished() {
+                        return Ok(());
+                    }
+                    let from = r.resumed.next_step;
+                    Watched::Resumed {
+                        referee: r.referee,
+                        journal: r.journal,
+                        from,
+                    }
+                }
+                (Some(p), None) => {
+                    let j = Journal::create(&p, &script.setup_toml())
+                        .map_err(|e| BadInput(e.into()))?;
+                    Watched::New { journal: Some(j) }
+                }
+                (None, None) => Watched::New { journal: None },
             };
-            watch_script(&script, json, journal)
+            watch_script(&script, json, start, delay)
         }
         Command::Export { journal } => {
             let record = arbiter::journal::export(&journal).map_err(|e| BadInput(e.into()))?;
@@ -158,15 +186,7 @@ const DEMO_STEP_SECS: f64 = 1.5;
 
 fn play(args: PlayArgs) -> Result<(), BadInput> {
     let bad = |e: anyhow::Error| BadInput(e);
-    let delay = match args.step_delay {
-        Some(s) if !(s.is_finite() && s > 0.0 && s < 3600.0) => {
-            return Err(bad(anyhow::anyhow!(
-                "--step-delay {s}: give seconds between 0 and 3600"
-            )));
-        }
-        Some(s) => Some(Duration::from_secs_f64(s)),
-        None => None,
-    };
+    let delay = step_delay_of(args.step_delay)?;
     let named_setup =
         args.players.is_some() || !args.battleplans.is_empty() || args.setup.is_some();
 
@@ -262,7 +282,7 @@ fn start_view(
         }
     };
     let (journal, observations) = match resumed {
-        Some((journal, resumed)) => (journal, resumed.observations),
+        Some((journal, resumed)) => (journal, resumed.records),
         None => {
             let path = args.journal.clone().unwrap_or_else(|| {
                 arbiter::journal::default_journal_path(setup_script.game.name())
@@ -381,11 +401,50 @@ fn script_input(input: &str) -> anyhow::Result<&Path> {
 }
 
 fn referee_script(script: &Script, json: bool) -> Result<(), BadInput> {
-    watch_script(script, json, None)
+    watch_script(script, json, Watched::New { journal: None }, None)
 }
 
-fn watch_script(script: &Script, json: bool, mut journal: Option<Journal>) -> Result<(), BadInput> {
-    let mut referee = referee_for(script).map_err(|e| BadInput(e.into()))?;
+fn step_delay_of(secs: Option<f64>) -> Result<Option<Duration>, BadInput> {
+    match secs {
+        Some(s) if !(s.is_finite() && s > 0.0 && s < 3600.0) => Err(BadInput(anyhow::anyhow!(
+            "--step-delay {s}: give seconds between 0 and 3600"
+        ))),
+        Some(s) => Ok(Some(Duration::from_secs_f64(s))),
+        None => Ok(None),
+    }
+}
+
+/// How a headless run begins: afresh (maybe journaling), or where a journal
+/// left off.
+enum Watched {
+    New {
+        journal: Option<Journal>,
+    },
+    Resumed {
+        referee: Box<dyn AnyReferee>,
+        journal: Journal,
+        from: usize,
+    },
+}
+
+fn watch_script(
+    script: &Script,
+    json: bool,
+    start: Watched,
+    delay: Option<Duration>,
+) -> Result<(), BadInput> {
+    let (mut referee, mut journal, from) = match start {
+        Watched::New { journal } => (
+            referee_for(script).map_err(|e| BadInput(e.into()))?,
+            journal,
+            0,
+        ),
+        Watched::Resumed {
+            referee,
+            journal,
+            from,
+        } => (referee, Some(journal), from),
+    };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut print = |events: Vec<Event>| -> io::Result<()> {
@@ -399,8 +458,13 @@ fn watch_script(script: &Script, json: bool, mut journal: Option<Journal>) -> Re
         out.flush()
     };
     let result = (|| {
-        print(referee.start())?;
-        for (i, obs) in script.observations().enumerate() {
+        if from == 0 {
+            print(referee.start())?;
+        }
+        for (i, obs) in script.observations().enumerate().skip(from) {
+            if let Some(d) = delay {
+                std::thread::sleep(d);
+            }
             let events = referee.observe(i, obs);
             if let Some(j) = &mut journal {
                 j.append(i, obs, &events).map_err(io::Error::other)?;

@@ -2,7 +2,7 @@
 //! the players' Battleplans, the open flags and the log, fed by an input
 //! (a script, the mock device).
 //!
-//! [`App`] is all the state; [`view`] draws it (a function of the state, so
+//! [`App`] is all the state; the `view` module draws it (a function of the state, so
 //! snapshot tests draw it on a test backend); [`App::on_key`] handles keys.
 //! The loop in [`run`] only waits for keys and timers.
 
@@ -22,7 +22,7 @@ use ratatui::crossterm::event::{
 use crate::event::{Event, EventBody, Flag};
 use crate::input::mock::{MockKey, MockOutcome, MockTable};
 use crate::input::script::ScriptInput;
-use crate::journal::Journal;
+use crate::journal::{Input, Journal, Record};
 use crate::observation::Observation;
 use crate::referee::AnyReferee;
 use crate::table::{Cell, Table};
@@ -125,13 +125,22 @@ impl App {
         }
     }
 
-    /// Replays observations already judged (a resumed game) without
-    /// journaling them again.
-    pub fn restore(&mut self, observations: &[(usize, Observation)]) {
+    /// Replays what a journal holds (a resumed game) without journaling it
+    /// again: its observations, and the points where an input ended.
+    pub fn restore(&mut self, records: &[Record]) {
         let journal = self.journal.take();
-        for (step, obs) in observations {
-            self.step = *step;
-            self.observe(obs.clone());
+        for r in records {
+            match &r.input {
+                Input::Start => {}
+                Input::Observation { step, observation } => {
+                    self.step = *step;
+                    self.observe(observation.clone());
+                }
+                Input::Finish { step } => {
+                    let events = self.referee.finish(*step);
+                    self.take_events(events);
+                }
+            }
         }
         self.journal = journal;
         self.bell = false;
@@ -139,7 +148,14 @@ impl App {
             s.skip(self.step);
         }
         if let (Source::Mock(m), Some(t)) = (&mut self.source, &self.observed) {
-            *m = MockTable::new(t);
+            // The stacks under the top cards are not journaled: the mock
+            // starts again from the cards that show.
+            let colours: Vec<_> = self
+                .players
+                .iter()
+                .filter_map(|p| crate::table::Colour::from_name(p))
+                .collect();
+            *m = MockTable::new(t).with_colours(&colours);
         }
     }
 

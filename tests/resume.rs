@@ -1,0 +1,173 @@
+//! A game survives a kill: a running `arbiter` is killed mid-game, resumed
+//! from its journal, and ends in exactly the state of a run that was never
+//! interrupted — the same journal, byte for byte, and the same screen.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arbiter::input::script::ScriptInput;
+use arbiter::journal::Journal;
+use arbiter::replay::referee_for;
+use arbiter::script::Script;
+use arbiter::tui::{App, Source};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+const DEMO: &str = "fixtures/scenarios/enprise/demo.toml";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-resume-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("game.jsonl")
+}
+
+fn arbiter() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    c.current_dir(root());
+    c
+}
+
+fn observations_in(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|t| t.lines().filter(|l| l.starts_with("{\"obs\"")).count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_killed_watch_resumes_to_the_same_journal() {
+    let input = format!("script:{DEMO}");
+    // The uninterrupted run.
+    let whole = temp("whole");
+    let o = arbiter()
+        .args(["watch", "--input", &input, "--json", "--journal"])
+        .arg(&whole)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // The same, paced, killed after a dozen observations.
+    let cut = temp("cut");
+    let mut child = arbiter()
+        .args([
+            "watch",
+            "--input",
+            &input,
+            "--json",
+            "--step-delay",
+            "0.05",
+            "--journal",
+        ])
+        .arg(&cut)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while observations_in(&cut) < 12 {
+        assert!(Instant::now() < deadline, "the paced run never got going");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let seen = observations_in(&cut);
+    assert!(
+        seen < Script::load(&root().join(DEMO)).unwrap().steps.len(),
+        "killed mid-game"
+    );
+
+    let o = arbiter()
+        .args(["watch", "--input", &input, "--json", "--resume"])
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let resumed_out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        !resumed_out.contains("game_started"),
+        "a resumed run goes on, it does not start over"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&cut).unwrap(),
+        std::fs::read_to_string(&whole).unwrap(),
+        "the resumed journal equals the uninterrupted one"
+    );
+    // The record of both is the same game.
+    let a = arbiter().args(["export"]).arg(&cut).output().unwrap();
+    let b = arbiter().args(["export"]).arg(&whole).output().unwrap();
+    let strip = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("Journal:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&a), strip(&b));
+    assert!(strip(&a).contains("game over: white wins"), "{}", strip(&a));
+}
+
+fn key(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+fn screen(app: &App) -> String {
+    let mut t = Terminal::new(TestBackend::new(120, 36)).unwrap();
+    t.draw(|f| arbiter::tui::draw(app, f)).unwrap();
+    t.backend().to_string()
+}
+
+fn demo_app(journal: Option<Journal>) -> App {
+    let script = Script::load(&root().join(DEMO)).unwrap();
+    let referee = referee_for(&script).unwrap();
+    App::new(
+        referee,
+        Source::Script(ScriptInput::new(script, None)),
+        "demo".into(),
+        journal,
+        true,
+    )
+}
+
+#[test]
+fn the_view_resumes_to_the_identical_screen() {
+    let steps = Script::load(&root().join(DEMO)).unwrap().steps.len();
+    for cut_at in [1, 9, 13, steps - 1] {
+        let path = temp(&format!("view{cut_at}"));
+        let setup = Script::load(&root().join(DEMO)).unwrap().setup_toml();
+        let mut app = demo_app(Some(Journal::create(&path, &setup).unwrap()));
+        for _ in 0..cut_at {
+            app.on_key(key(' '));
+        }
+        // The terminal closes: the app is gone, the journal stays.
+        drop(app);
+
+        let (journal, resumed) = Journal::open_for_resume(&path).unwrap();
+        let mut back = demo_app(Some(journal));
+        back.restore(&resumed.records);
+        let mut never_stopped = demo_app(None);
+        for _ in 0..cut_at {
+            never_stopped.on_key(key(' '));
+        }
+        assert_eq!(
+            screen(&back),
+            screen(&never_stopped),
+            "after a cut at step {cut_at}"
+        );
+        assert_eq!(back.events(), never_stopped.events());
+        for _ in cut_at..steps {
+            back.on_key(key(' '));
+            never_stopped.on_key(key(' '));
+        }
+        assert_eq!(
+            screen(&back),
+            screen(&never_stopped),
+            "played on from step {cut_at}"
+        );
+        assert!(screen(&back).contains("CHECKMATE"));
+    }
+}
