@@ -161,8 +161,9 @@ impl BoardView<'_> {
         for y in r.y..r.y + r.height {
             buf.set_stringn(r.x, y, " ".repeat(r.width as usize), r.width as usize, fill);
         }
-        // Cards with room get a frame, its corners carrying the mark.
-        if r.height >= 3 && r.width >= 5 && !empty {
+        // Cards with room get a frame, its corners carrying the mark; so do a
+        // flagged empty cell (where a card is missing) and the cursor.
+        if r.height >= 3 && r.width >= 5 && (!empty || flagged || cursor) {
             let inner = (r.width - 2) as usize;
             let c = if mark == ' ' {
                 ('┌', '┐', '└', '┘')
@@ -189,10 +190,10 @@ impl BoardView<'_> {
             }
         }
         let mid = r.y + (r.height.saturating_sub(1)) / 2;
-        let label = if r.height >= 3 && r.width >= 5 {
-            text
-        } else if cursor && empty {
+        let label = if cursor && empty {
             "[]".to_string()
+        } else if r.height >= 3 && r.width >= 5 {
+            text
         } else {
             format!("{mark}{text}")
         };
