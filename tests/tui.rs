@@ -216,3 +216,22 @@ fn the_mock_device_plays_through_the_view() {
     ));
     let _ = Observation::Busy;
 }
+
+#[test]
+fn any_window_size_draws_without_panic_and_a_small_one_says_so() {
+    let app = demo_app(20);
+    for (w, h) in [(1, 1), (10, 5), (40, 12), (60, 20), (80, 24), (250, 80)] {
+        let s = screen(&app, (w, h));
+        assert_eq!(s.lines().count(), h as usize);
+    }
+    assert!(
+        screen(&app, (40, 12)).contains("Enlarge"),
+        "{}",
+        screen(&app, (40, 12))
+    );
+    assert!(
+        !screen(&app, (80, 24)).contains("Enlarge"),
+        "{}",
+        screen(&app, (80, 24))
+    );
+}

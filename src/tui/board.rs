@@ -6,7 +6,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::widgets::Widget;
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use crate::table::{Cell, Colour, Table, Token};
 
@@ -55,14 +55,11 @@ impl Widget for BoardView<'_> {
                 && rows.saturating_mul(h) + ruler_h <= area.height
         });
         let Some((w, h)) = fit else {
-            let msg = format!("The board ({cols}x{rows}) needs a larger window");
-            buf.set_stringn(
-                area.x,
-                area.y,
-                msg,
-                area.width as usize,
-                Style::new().fg(Color::Yellow),
-            );
+            let msg = format!("Enlarge the window: the board is {cols}x{rows} cells");
+            Paragraph::new(msg)
+                .style(Style::new().fg(Color::Yellow))
+                .wrap(Wrap { trim: true })
+                .render(area, buf);
             return;
         };
         let total_w = cols * w + ruler_w;

@@ -583,7 +583,7 @@ impl crate::games::Game for EnPrise {
                 } else if let Some(k) = self.king[i] {
                     notes.push(format!("king on the board at {k}"));
                 } else if self.must_summon[i] {
-                    notes.push("must summon the king this turn".to_string());
+                    notes.push("must summon the king at the next turn".to_string());
                 } else {
                     notes.push("king set aside".to_string());
                 }
