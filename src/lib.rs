@@ -5,6 +5,7 @@
 //! emits [`event::Event`]s for the outputs. Rules and referee never touch a
 //! device or a screen.
 
+pub mod deck;
 pub mod event;
 pub mod games;
 pub mod input;

@@ -1,0 +1,5 @@
+//! The physical deck: which tag each card carries (for the card-reader mat).
+//! The printable deck and its recognition templates join here with the
+//! camera.
+
+pub mod tags;
