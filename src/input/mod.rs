@@ -2,5 +2,6 @@
 //! [`Observation`](crate::observation::Observation)s. The referee never sees
 //! where they came from.
 
+pub mod live;
 pub mod mock;
 pub mod script;

@@ -20,6 +20,7 @@ use ratatui::crossterm::event::{
 };
 
 use crate::event::{Event, EventBody, Flag};
+use crate::input::live::{Health, LedState, Live, LiveEvent};
 use crate::input::mock::{MockKey, MockOutcome, MockTable};
 use crate::input::script::ScriptInput;
 use crate::journal::{Input, Journal, Record};
@@ -31,19 +32,8 @@ use crate::table::{Cell, Table};
 pub enum Source {
     Script(ScriptInput),
     Mock(MockTable),
-}
-
-/// The input's health, for the status line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Health {
-    Connected,
-    /// Hands over the table: shown, never judged.
-    Busy,
-    /// The last table could not be read with confidence.
-    Unreadable,
-    Reconnecting,
-    /// The input has nothing more to give (a script played out).
-    Ended,
+    /// A device on its own thread (the card-reader mat).
+    Live(Live),
 }
 
 /// A check, a mate or the end of the game, shown prominently until play
@@ -87,6 +77,7 @@ pub struct App {
     quit: bool,
     /// A new flag or check since the last bell.
     bell: bool,
+    leds: LedState,
 }
 
 impl App {
@@ -122,6 +113,7 @@ impl App {
             confirm_quit: false,
             quit: false,
             bell: false,
+            leds: LedState::default(),
         }
     }
 
@@ -177,6 +169,13 @@ impl App {
             Observation::Table(t) if !t.unreadable_cells().is_empty() => Health::Unreadable,
             _ => Health::Connected,
         };
+        if let Source::Live(live) = &self.source
+            && let Some(tx) = &live.leds
+            && let Some(lit) = self.leds.update(&events, &self.referee.open_flags())
+        {
+            // A device that has gone away takes no lights; nothing to do.
+            let _ = tx.send(lit);
+        }
         if let Observation::Table(t) = &obs {
             self.observed = Some(t.shifted(self.referee.last_offset()));
         }
@@ -231,8 +230,9 @@ impl App {
         self.log.extend(events);
     }
 
-    /// Time passes: a timed script steps.
+    /// Time passes: a timed script steps; a live input reports.
     pub fn on_tick(&mut self, now: Instant) {
+        self.drain_live();
         if let Source::Script(s) = &mut self.source
             && s.due(now)
             && let Some((_, obs)) = s.step()
@@ -242,11 +242,39 @@ impl App {
         self.update_ended();
     }
 
+    /// Takes what a live input has sent since the last look.
+    fn drain_live(&mut self) {
+        loop {
+            let Source::Live(live) = &self.source else {
+                return;
+            };
+            let Ok(ev) = live.events.try_recv() else {
+                return;
+            };
+            match ev {
+                LiveEvent::Observation(obs) => self.observe(obs),
+                LiveEvent::Health(h) => self.health = h,
+                LiveEvent::Note(n) => self.hint = Some(n),
+                LiveEvent::Ended => {
+                    let events = self.referee.finish(self.step.saturating_sub(1));
+                    if let Some(j) = &mut self.journal {
+                        let _ = j.finish(self.step.saturating_sub(1), &events);
+                    }
+                    self.take_events(events);
+                    self.health = Health::Ended;
+                    return;
+                }
+            }
+        }
+    }
+
     /// How long the loop may sleep before `on_tick` has work.
     pub fn time_left(&self, now: Instant) -> Option<Duration> {
         match &self.source {
             Source::Script(s) => s.time_left(now),
             Source::Mock(_) => None,
+            // A live input reports at any time: look often.
+            Source::Live(_) => Some(Duration::from_millis(30)),
         }
     }
 
@@ -319,6 +347,7 @@ impl App {
                     self.update_ended();
                 }
             }
+            Source::Live(_) => {}
             Source::Mock(m) => {
                 let Some(k) = mock_key(key) else { return };
                 match m.handle(k, next) {

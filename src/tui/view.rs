@@ -80,7 +80,7 @@ fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
         .unwrap_or(app.referee.expected_table());
     let (cursor, marked) = match &app.source {
         Source::Mock(m) => (Some(m.cursor()), m.marked()),
-        Source::Script(_) => (None, None),
+        Source::Script(_) | Source::Live(_) => (None, None),
     };
     frame.render_widget(
         BoardView {
@@ -285,15 +285,21 @@ fn draw_log(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 fn draw_status(app: &App, frame: &mut Frame, area: Rect) {
-    let (health, style) = match app.health {
-        Health::Connected => ("● connected", Style::new().fg(Color::Green)),
+    let (health, style) = match &app.health {
+        Health::Connected => ("● connected".to_string(), Style::new().fg(Color::Green)),
         Health::Busy => (
-            "◌ busy: hands over the table",
+            "◌ busy: hands over the table".to_string(),
             Style::new().fg(Color::Yellow),
         ),
-        Health::Unreadable => ("? unreadable", Style::new().fg(Color::LightRed)),
-        Health::Reconnecting => ("↻ reconnecting", Style::new().fg(Color::Yellow)),
-        Health::Ended => ("■ input ended", Style::new().fg(Color::DarkGray)),
+        Health::Unreadable => ("? unreadable".to_string(), Style::new().fg(Color::LightRed)),
+        Health::Reconnecting(why) => (
+            format!("↻ reconnecting ({why})"),
+            Style::new().fg(Color::Yellow),
+        ),
+        Health::Ended => (
+            "■ input ended".to_string(),
+            Style::new().fg(Color::DarkGray),
+        ),
     };
     let source = match &app.source {
         Source::Script(s) => {
@@ -315,6 +321,7 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect) {
                 .unwrap_or_else(|| "-".into());
             format!("mock table · cursor {} · placing {card}", m.cursor())
         }
+        Source::Live(l) => l.name.clone(),
     };
     let mut spans = vec![
         Span::styled(health, style),
@@ -352,6 +359,7 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect) {
         Source::Script(_) => {
             lines.push(Line::from("  space n  next step of the script"));
         }
+        Source::Live(_) => {}
         Source::Mock(_) => {
             lines.push(Line::from(""));
             lines.push(Line::from("Mock table").bold());
