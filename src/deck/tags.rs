@@ -52,19 +52,36 @@ impl Registry {
 
     pub fn parse(file: &str, text: &str) -> Result<Registry, ScriptError> {
         let lines = LineIndex::new(text);
-        let err = |line, message: String| ScriptError { file: file.to_string(), line, message };
+        let err = |line, message: String| ScriptError {
+            file: file.to_string(),
+            line,
+            message,
+        };
         let raw: RawRegistry = toml::from_str(text).map_err(|e| {
-            err(e.span().map(|s| lines.line_of(s.start)).unwrap_or(0), e.message().trim().to_string())
+            err(
+                e.span().map(|s| lines.line_of(s.start)).unwrap_or(0),
+                e.message().trim().to_string(),
+            )
         })?;
         let mut tags = BTreeMap::new();
         for (tag, card) in raw.tags {
             let line = lines.line_of(tag.span().start);
-            let id = u64::from_str_radix(tag.get_ref(), 16)
-                .map_err(|_| err(line, format!("tag {:?} is not a hex number of up to 16 digits", tag.get_ref())))?;
+            let id = u64::from_str_radix(tag.get_ref(), 16).map_err(|_| {
+                err(
+                    line,
+                    format!(
+                        "tag {:?} is not a hex number of up to 16 digits",
+                        tag.get_ref()
+                    ),
+                )
+            })?;
             let card = match Token::parse(card.get_ref()) {
                 Ok(Some(Token::Up(c))) => c,
                 _ => {
-                    return Err(err(line, format!("{:?} is not a card token such as wN or bK", card.get_ref())));
+                    return Err(err(
+                        line,
+                        format!("{:?} is not a card token such as wN or bK", card.get_ref()),
+                    ));
                 }
             };
             tags.insert(id, card);
@@ -128,8 +145,14 @@ impl Registry {
 /// The tag of the `copy`-th card of a kind in the simulated deck: readable
 /// in hex (`5a` · colour · piece · copy).
 pub fn sim_tag(card: Card, copy: u8) -> u64 {
-    let colour = Colour::ALL.iter().position(|&c| c == card.colour).unwrap_or(0) as u64;
-    let piece = Piece::ALL.iter().position(|&p| p == card.piece).unwrap_or(0) as u64;
+    let colour = Colour::ALL
+        .iter()
+        .position(|&c| c == card.colour)
+        .unwrap_or(0) as u64;
+    let piece = Piece::ALL
+        .iter()
+        .position(|&p| p == card.piece)
+        .unwrap_or(0) as u64;
     0x5a00_0000_0000 | (colour + 1) << 16 | (piece + 1) << 8 | u64::from(copy)
 }
 
