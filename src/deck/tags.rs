@@ -127,12 +127,13 @@ impl Registry {
         std::fs::write(path, self.to_toml())
     }
 
-    /// The simulated deck: every card of every colour with its own tag.
+    /// The simulated deck: every card of every colour with its own tag, two
+    /// decks' worth (a table with a spare deck can show a second king).
     pub fn simulated() -> Registry {
         let mut r = Registry::new();
         for colour in Colour::ALL {
             for (piece, n) in DECK {
-                for copy in 0..n {
+                for copy in 0..SIM_DECKS * n {
                     let card = Card::new(colour, piece);
                     r.insert(sim_tag(card, copy), card);
                 }
@@ -141,6 +142,9 @@ impl Registry {
         r
     }
 }
+
+/// How many decks the simulated registry holds.
+pub const SIM_DECKS: u8 = 2;
 
 /// The tag of the `copy`-th card of a kind in the simulated deck: readable
 /// in hex (`5a` · colour · piece · copy).
@@ -163,7 +167,7 @@ mod tests {
     #[test]
     fn the_simulated_deck_round_trips_through_its_file() {
         let r = Registry::simulated();
-        assert_eq!(r.len(), 5 * 16);
+        assert_eq!(r.len(), 5 * 16 * SIM_DECKS as usize);
         let back = Registry::parse("deck.toml", &r.to_toml()).unwrap();
         assert_eq!(back, r);
         let wn = Card::new(Colour::White, Piece::Knight);

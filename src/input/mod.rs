@@ -3,5 +3,6 @@
 //! where they came from.
 
 pub mod live;
+pub mod matplan;
 pub mod mock;
 pub mod script;
