@@ -12,6 +12,9 @@ use std::time::Duration;
 
 use arbiter::event::Event;
 use arbiter::games::enprise::parse_battleplan;
+use arbiter::deck::tags::Registry;
+use arbiter::input::live::{Health, LedState, Live, LiveEvent};
+use arbiter::input::mat::{self, MatConfig};
 use arbiter::input::mock::MockTable;
 use arbiter::input::script::ScriptInput;
 use arbiter::journal::Journal;
@@ -65,17 +68,72 @@ enum Command {
         /// Pace a script input: one step every SECS seconds.
         #[arg(long, value_name = "SECS")]
         step_delay: Option<f64>,
+        #[command(flatten)]
+        mat: MatArgs,
     },
     /// The referee view at the table: a full-screen board, the Battleplans,
     /// flags and checks. With no options: the bundled demo game, stepping
     /// itself.
     Play(PlayArgs),
+    /// The card-reader mat: register a deck's tags, or simulate a mat.
+    Mat {
+        #[command(subcommand)]
+        command: MatCommand,
+    },
     /// Write the game record of a journal: the actions, numbered per turn,
     /// and a diagram of the final board.
     Export {
         /// A journal written by `arbiter play` or `arbiter watch --journal`.
         journal: PathBuf,
     },
+}
+
+#[derive(Subcommand)]
+enum MatCommand {
+    /// Learn which tag each card carries: lay each card on the mat once,
+    /// alone, as asked. Writes the deck registry.
+    Register {
+        /// The mat's serial port.
+        #[arg(long)]
+        port: PathBuf,
+        /// Where to write the registry.
+        #[arg(long, default_value = "calibration/deck.toml")]
+        deck: PathBuf,
+        /// The colours of the deck, in the order to register them.
+        #[arg(long, value_delimiter = ',', default_value = "white,black,red,blue")]
+        colours: Vec<String>,
+        /// How long a card must lie still before it counts.
+        #[arg(long, value_name = "MS", default_value_t = 300)]
+        settle_ms: u64,
+    },
+}
+
+/// How to read a card-reader mat (`--input serial:PATH`).
+#[derive(clap::Args, Clone)]
+struct MatArgs {
+    /// The game's setup for a serial input: a setup file or a table script
+    /// (its steps are not used).
+    #[arg(long, value_name = "FILE")]
+    setup: Option<PathBuf>,
+    /// The deck registry: which tag is on which card.
+    #[arg(long, value_name = "FILE", default_value = "calibration/deck.toml")]
+    deck: PathBuf,
+    /// How long the mat must be still before its table is judged.
+    #[arg(long, value_name = "MS", default_value_t = 300)]
+    settle_ms: u64,
+    /// End when the port closes instead of waiting for it to come back.
+    #[arg(long)]
+    no_reconnect: bool,
+}
+
+impl MatArgs {
+    fn config(&self, port: &str) -> Result<MatConfig, BadInput> {
+        let registry = Registry::load(&self.deck).map_err(|e| BadInput(e.into()))?;
+        let mut cfg = MatConfig::new(PathBuf::from(port), registry);
+        cfg.settle = Duration::from_millis(self.settle_ms);
+        cfg.reconnect = !self.no_reconnect;
+        Ok(cfg)
+    }
 }
 
 #[derive(clap::Args)]
@@ -112,6 +170,9 @@ struct PlayArgs {
     /// No terminal bell on flags and checks.
     #[arg(long)]
     quiet: bool,
+    /// The deck registry for a serial input: which tag is on which card.
+    #[arg(long, value_name = "FILE", default_value = "calibration/deck.toml")]
+    deck: PathBuf,
 }
 
 /// Bad input: exit status 2, per the README.
@@ -143,8 +204,26 @@ fn run(cli: Cli) -> Result<(), BadInput> {
             journal,
             resume,
             step_delay,
+            mat,
         } => {
             let delay = step_delay_of(step_delay)?;
+            if let Some(("serial", port)) = input.split_once(':') {
+                let setup_path = mat.setup.clone().ok_or_else(|| {
+                    BadInput(anyhow::anyhow!("--input {input}: name the game with --setup FILE"))
+                })?;
+                let setup = Script::load(&setup_path).map_err(|e| BadInput(e.into()))?;
+                let journal = match journal {
+                    Some(p) => Some(Journal::create(&p, &setup.setup_toml()).map_err(|e| BadInput(e.into()))?),
+                    None => None,
+                };
+                let live = mat::spawn(mat.config(port)?);
+                return watch_live(&setup, live, json, journal);
+            }
+            if input == "mock" {
+                return Err(BadInput(anyhow::anyhow!(
+                    "--input mock is played with keys: use arbiter play --input mock"
+                )));
+            }
             let path = script_input(&input).map_err(BadInput)?;
             let script = Script::load(path).map_err(|e| BadInput(e.into()))?;
             let start = match (journal, resume) {
@@ -178,6 +257,26 @@ fn run(cli: Cli) -> Result<(), BadInput> {
             Ok(())
         }
         Command::Play(args) => play(args),
+        Command::Mat { command } => mat_command(command),
+    }
+}
+
+fn mat_command(command: MatCommand) -> Result<(), BadInput> {
+    let bad = |e: String| BadInput(anyhow::anyhow!(e));
+    match command {
+        MatCommand::Register { port, deck, colours, settle_ms } => {
+            let mut cs = Vec::new();
+            for c in &colours {
+                cs.push(Colour::from_name(c.trim()).ok_or_else(|| bad(format!("--colours: unknown colour {c:?}")))?);
+            }
+            let mut cfg = MatConfig::new(port, Registry::new());
+            cfg.settle = Duration::from_millis(settle_ms);
+            let mut link = mat::MatLink::open(&cfg).map_err(bad)?;
+            let registry = arbiter::deck::register::register(&mut link, &cs, &mut io::stdout()).map_err(bad)?;
+            registry.save(&deck).map_err(|e| bad(format!("{}: cannot write: {e}", deck.display())))?;
+            println!("{} cards registered in {}", registry.len(), deck.display());
+            Ok(())
+        }
     }
 }
 
@@ -238,9 +337,15 @@ fn play(args: PlayArgs) -> Result<(), BadInput> {
                 "mock".into(),
                 None,
             ),
+            Some(i) if i.starts_with("serial:") => {
+                let port = &i["serial:".len()..];
+                let registry = Registry::load(&args.deck).map_err(|e| bad(e.into()))?;
+                let cfg = MatConfig::new(PathBuf::from(port), registry);
+                (setup_from_args(&args)?, Some(Src::Mat(cfg)), format!("mat {port}"), None)
+            }
             Some(other) => {
                 return Err(bad(anyhow::anyhow!(
-                    "--input {other}: this build reads mock or script:FILE"
+                    "--input {other}: this build reads mock, script:FILE or serial:PORT"
                 )));
             }
         }
@@ -261,6 +366,7 @@ fn play(args: PlayArgs) -> Result<(), BadInput> {
 enum Src {
     Script(Box<Script>),
     Mock,
+    Mat(MatConfig),
 }
 
 fn start_view(
@@ -280,6 +386,7 @@ fn start_view(
             let start = referee.expected_table().clone();
             Source::Mock(MockTable::new(&start).with_colours(&colours_of(&setup_script)))
         }
+        Src::Mat(cfg) => Source::Live(mat::spawn(cfg)),
     };
     let (journal, observations) = match resumed {
         Some((journal, resumed)) => (journal, resumed.records),
@@ -397,6 +504,59 @@ fn script_input(input: &str) -> anyhow::Result<&Path> {
             bail!("--input {input}: unknown input kind {kind:?} (this build reads script:FILE)")
         }
         None => bail!("--input {input}: write the input as KIND:WHERE, such as script:game.toml"),
+    }
+}
+
+/// Referees a live input headless until it ends, printing events as they
+/// come and lighting the mat's cells for open flags and checks.
+fn watch_live(setup: &Script, live: Live, json: bool, mut journal: Option<Journal>) -> Result<(), BadInput> {
+    let mut referee = referee_for(setup).map_err(|e| BadInput(e.into()))?;
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut print = |events: &[Event]| -> io::Result<()> {
+        for e in events {
+            if json {
+                writeln!(out, "{}", e.to_json_line())?;
+            } else {
+                writeln!(out, "{e}")?;
+            }
+        }
+        out.flush()
+    };
+    let mut leds = LedState::default();
+    let result = (|| {
+        print(&referee.start())?;
+        let mut step = 0;
+        while let Ok(ev) = live.events.recv() {
+            match ev {
+                LiveEvent::Observation(obs) => {
+                    let events = referee.observe(step, &obs);
+                    if let Some(j) = &mut journal {
+                        j.append(step, &obs, &events).map_err(io::Error::other)?;
+                    }
+                    print(&events)?;
+                    if let (Some(tx), Some(lit)) = (&live.leds, leds.update(&events, &referee.open_flags())) {
+                        let _ = tx.send(lit);
+                    }
+                    step += 1;
+                }
+                LiveEvent::Health(Health::Reconnecting(why)) => eprintln!("arbiter: {}: reconnecting: {why}", live.name),
+                LiveEvent::Health(_) => {}
+                LiveEvent::Note(n) => eprintln!("arbiter: {}: {n}", live.name),
+                LiveEvent::Ended => break,
+            }
+        }
+        let last = step.saturating_sub(1);
+        let events = referee.finish(last);
+        if let Some(j) = &mut journal {
+            j.finish(last, &events).map_err(io::Error::other)?;
+        }
+        print(&events)?;
+        io::Result::Ok(())
+    })();
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing the events").map_err(BadInput),
     }
 }
 

@@ -2,4 +2,5 @@
 //! The printable deck and its recognition templates join here with the
 //! camera.
 
+pub mod register;
 pub mod tags;

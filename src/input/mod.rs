@@ -3,6 +3,7 @@
 //! where they came from.
 
 pub mod live;
+pub mod mat;
 pub mod matplan;
 pub mod mock;
 pub mod script;
