@@ -10,9 +10,9 @@ use clap::{Parser, Subcommand};
 
 use std::time::Duration;
 
+use arbiter::deck::tags::Registry;
 use arbiter::event::Event;
 use arbiter::games::enprise::parse_battleplan;
-use arbiter::deck::tags::Registry;
 use arbiter::input::live::{Health, LedState, Live, LiveEvent};
 use arbiter::input::mat::{self, MatConfig};
 use arbiter::input::mock::MockTable;
@@ -209,11 +209,15 @@ fn run(cli: Cli) -> Result<(), BadInput> {
             let delay = step_delay_of(step_delay)?;
             if let Some(("serial", port)) = input.split_once(':') {
                 let setup_path = mat.setup.clone().ok_or_else(|| {
-                    BadInput(anyhow::anyhow!("--input {input}: name the game with --setup FILE"))
+                    BadInput(anyhow::anyhow!(
+                        "--input {input}: name the game with --setup FILE"
+                    ))
                 })?;
                 let setup = Script::load(&setup_path).map_err(|e| BadInput(e.into()))?;
                 let journal = match journal {
-                    Some(p) => Some(Journal::create(&p, &setup.setup_toml()).map_err(|e| BadInput(e.into()))?),
+                    Some(p) => Some(
+                        Journal::create(&p, &setup.setup_toml()).map_err(|e| BadInput(e.into()))?,
+                    ),
                     None => None,
                 };
                 let live = mat::spawn(mat.config(port)?);
@@ -264,16 +268,27 @@ fn run(cli: Cli) -> Result<(), BadInput> {
 fn mat_command(command: MatCommand) -> Result<(), BadInput> {
     let bad = |e: String| BadInput(anyhow::anyhow!(e));
     match command {
-        MatCommand::Register { port, deck, colours, settle_ms } => {
+        MatCommand::Register {
+            port,
+            deck,
+            colours,
+            settle_ms,
+        } => {
             let mut cs = Vec::new();
             for c in &colours {
-                cs.push(Colour::from_name(c.trim()).ok_or_else(|| bad(format!("--colours: unknown colour {c:?}")))?);
+                cs.push(
+                    Colour::from_name(c.trim())
+                        .ok_or_else(|| bad(format!("--colours: unknown colour {c:?}")))?,
+                );
             }
             let mut cfg = MatConfig::new(port, Registry::new());
             cfg.settle = Duration::from_millis(settle_ms);
             let mut link = mat::MatLink::open(&cfg).map_err(bad)?;
-            let registry = arbiter::deck::register::register(&mut link, &cs, &mut io::stdout()).map_err(bad)?;
-            registry.save(&deck).map_err(|e| bad(format!("{}: cannot write: {e}", deck.display())))?;
+            let registry = arbiter::deck::register::register(&mut link, &cs, &mut io::stdout())
+                .map_err(bad)?;
+            registry
+                .save(&deck)
+                .map_err(|e| bad(format!("{}: cannot write: {e}", deck.display())))?;
             println!("{} cards registered in {}", registry.len(), deck.display());
             Ok(())
         }
@@ -341,7 +356,12 @@ fn play(args: PlayArgs) -> Result<(), BadInput> {
                 let port = &i["serial:".len()..];
                 let registry = Registry::load(&args.deck).map_err(|e| bad(e.into()))?;
                 let cfg = MatConfig::new(PathBuf::from(port), registry);
-                (setup_from_args(&args)?, Some(Src::Mat(cfg)), format!("mat {port}"), None)
+                (
+                    setup_from_args(&args)?,
+                    Some(Src::Mat(cfg)),
+                    format!("mat {port}"),
+                    None,
+                )
             }
             Some(other) => {
                 return Err(bad(anyhow::anyhow!(
@@ -509,7 +529,12 @@ fn script_input(input: &str) -> anyhow::Result<&Path> {
 
 /// Referees a live input headless until it ends, printing events as they
 /// come and lighting the mat's cells for open flags and checks.
-fn watch_live(setup: &Script, live: Live, json: bool, mut journal: Option<Journal>) -> Result<(), BadInput> {
+fn watch_live(
+    setup: &Script,
+    live: Live,
+    json: bool,
+    mut journal: Option<Journal>,
+) -> Result<(), BadInput> {
     let mut referee = referee_for(setup).map_err(|e| BadInput(e.into()))?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -535,12 +560,16 @@ fn watch_live(setup: &Script, live: Live, json: bool, mut journal: Option<Journa
                         j.append(step, &obs, &events).map_err(io::Error::other)?;
                     }
                     print(&events)?;
-                    if let (Some(tx), Some(lit)) = (&live.leds, leds.update(&events, &referee.open_flags())) {
+                    if let (Some(tx), Some(lit)) =
+                        (&live.leds, leds.update(&events, &referee.open_flags()))
+                    {
                         let _ = tx.send(lit);
                     }
                     step += 1;
                 }
-                LiveEvent::Health(Health::Reconnecting(why)) => eprintln!("arbiter: {}: reconnecting: {why}", live.name),
+                LiveEvent::Health(Health::Reconnecting(why)) => {
+                    eprintln!("arbiter: {}: reconnecting: {why}", live.name)
+                }
                 LiveEvent::Health(_) => {}
                 LiveEvent::Note(n) => eprintln!("arbiter: {}: {n}", live.name),
                 LiveEvent::Ended => break,

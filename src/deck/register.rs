@@ -10,7 +10,11 @@ use crate::table::{Card, Colour};
 
 /// Walks the players through every card of `colours`, in deck order, and
 /// returns the registry it learned. Prompts go to `out`.
-pub fn register(link: &mut MatLink, colours: &[Colour], out: &mut impl Write) -> Result<Registry, String> {
+pub fn register(
+    link: &mut MatLink,
+    colours: &[Colour],
+    out: &mut impl Write,
+) -> Result<Registry, String> {
     let mut registry = Registry::new();
     let say = |out: &mut dyn Write, s: String| {
         let _ = writeln!(out, "{s}");
@@ -23,23 +27,41 @@ pub fn register(link: &mut MatLink, colours: &[Colour], out: &mut impl Write) ->
         for (piece, n) in DECK {
             for k in 0..n {
                 let card = Card::new(colour, piece);
-                let of = if n > 1 { format!(" ({} of {n})", k + 1) } else { String::new() };
-                say(out, format!("Lay the {}{of} face-up on the mat, alone.", card.describe()));
+                let of = if n > 1 {
+                    format!(" ({} of {n})", k + 1)
+                } else {
+                    String::new()
+                };
+                say(
+                    out,
+                    format!("Lay the {}{of} face-up on the mat, alone.", card.describe()),
+                );
                 loop {
                     next_settled(link)?;
                     let cards = link.host.cards();
                     match cards.as_slice() {
                         [(_, tag, true)] => match registry.card(*tag) {
-                            Some(c) => say(out, format!("  That tag is already the {}: lay the next card.", c.describe())),
+                            Some(c) => say(
+                                out,
+                                format!(
+                                    "  That tag is already the {}: lay the next card.",
+                                    c.describe()
+                                ),
+                            ),
                             None => {
                                 registry.insert(*tag, card);
                                 say(out, format!("  Tag {tag:016x} is the {card}. Lift it off."));
                                 break;
                             }
                         },
-                        [(_, _, false)] => say(out, "  It lies face-down: turn it face-up.".to_string()),
+                        [(_, _, false)] => {
+                            say(out, "  It lies face-down: turn it face-up.".to_string())
+                        }
                         [] => {}
-                        _ => say(out, "  One card at a time: lift the others off.".to_string()),
+                        _ => say(
+                            out,
+                            "  One card at a time: lift the others off.".to_string(),
+                        ),
                     }
                 }
                 wait_for_empty(link, out)?;
@@ -51,7 +73,10 @@ pub fn register(link: &mut MatLink, colours: &[Colour], out: &mut impl Write) ->
 
 fn next_settled(link: &mut MatLink) -> Result<(), String> {
     loop {
-        if link.settled(Instant::now() + Duration::from_secs(3600))?.is_some() {
+        if link
+            .settled(Instant::now() + Duration::from_secs(3600))?
+            .is_some()
+        {
             return Ok(());
         }
     }

@@ -305,14 +305,23 @@ impl MatHost {
     /// The raw cards on the mat, before the registry reads them: cell, tag,
     /// face up (for registering a deck).
     pub fn cards(&self) -> Vec<(Cell, u64, bool)> {
-        let Some(g) = self.geometry else { return Vec::new() };
+        let Some(g) = self.geometry else {
+            return Vec::new();
+        };
         self.cells
             .iter()
             .enumerate()
             .filter_map(|(i, s)| match *s {
-                CellState::Card { tag: TagId(t), face } => {
+                CellState::Card {
+                    tag: TagId(t),
+                    face,
+                } => {
                     let c = g.cell_at(i as u16)?;
-                    Some((Cell::new(i32::from(c.col), i32::from(c.row)), t, face == Face::Up))
+                    Some((
+                        Cell::new(i32::from(c.col), i32::from(c.row)),
+                        t,
+                        face == Face::Up,
+                    ))
                 }
                 _ => None,
             })
@@ -375,7 +384,10 @@ impl MatLink {
             .timeout(Duration::from_millis(10))
             .open()
             .map_err(|e| format!("{}: cannot open: {e}", cfg.port.display()))?;
-        let mut link = MatLink { port, host: MatHost::new(cfg.registry.clone(), cfg.settle, Instant::now()) };
+        let mut link = MatLink {
+            port,
+            host: MatHost::new(cfg.registry.clone(), cfg.settle, Instant::now()),
+        };
         let hello = link.host.connected();
         link.send(hello)?;
         let deadline = Instant::now() + cfg.hello_timeout;
@@ -390,7 +402,9 @@ impl MatLink {
     fn send(&mut self, actions: Vec<HostAction>) -> Result<(), String> {
         for a in actions {
             if let HostAction::Send(b) = a {
-                self.port.write_all(&b).map_err(|e| format!("write failed: {e}"))?;
+                self.port
+                    .write_all(&b)
+                    .map_err(|e| format!("write failed: {e}"))?;
             }
         }
         Ok(())
@@ -406,7 +420,9 @@ impl MatLink {
                     let actions = self.host.on_bytes(&buf[..n], Instant::now());
                     self.send(actions)?;
                 }
-                Err(e) if e.kind() == io::ErrorKind::TimedOut || e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if e.kind() == io::ErrorKind::TimedOut
+                        || e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(format!("read failed: {e}")),
             }
             if let Some(Observation::Table(t)) = self.host.on_tick(Instant::now()) {
