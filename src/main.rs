@@ -15,6 +15,7 @@ use arbiter::event::Event;
 use arbiter::games::enprise::parse_battleplan;
 use arbiter::input::live::{Health, LedState, Live, LiveEvent};
 use arbiter::input::mat::{self, MatConfig};
+use arbiter::input::matsim;
 use arbiter::input::mock::MockTable;
 use arbiter::input::script::ScriptInput;
 use arbiter::journal::Journal;
@@ -105,6 +106,28 @@ enum MatCommand {
         /// How long a card must lie still before it counts.
         #[arg(long, value_name = "MS", default_value_t = 300)]
         settle_ms: u64,
+    },
+    /// Play a table script as a mat would, on a pseudo-terminal: prints the
+    /// port's path on the first line, then plays once a host has connected,
+    /// and closes the port when the script is played out.
+    Simulate {
+        /// The table script to play.
+        script: PathBuf,
+        /// The transients to add: none, all, or a list of lift, swaps,
+        /// corrupt, noise, unplug.
+        #[arg(long, default_value = matsim::DEFAULT_TRANSIENTS)]
+        transients: String,
+        /// The pause after each settled step, longer than the host's settle
+        /// time.
+        #[arg(long, value_name = "MS", default_value_t = 600)]
+        gap_ms: u64,
+        /// The path to announce (a symlink to the pseudo-terminal, kept
+        /// through an unplug).
+        #[arg(long, value_name = "PATH")]
+        link: Option<PathBuf>,
+        /// Seed for the transients.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
 }
 
@@ -268,6 +291,42 @@ fn run(cli: Cli) -> Result<(), BadInput> {
 fn mat_command(command: MatCommand) -> Result<(), BadInput> {
     let bad = |e: String| BadInput(anyhow::anyhow!(e));
     match command {
+        MatCommand::Simulate {
+            script,
+            transients,
+            gap_ms,
+            link,
+            seed,
+        } => {
+            let s = Script::load(&script).map_err(|e| BadInput(e.into()))?;
+            let (plan_t, wire) = matsim::parse_transients(&transients)
+                .map_err(|e| bad(format!("--transients: {e}")))?;
+            let plan = arbiter::input::matplan::plan(&s, plan_t, seed)
+                .map_err(|e| bad(format!("{}: {e}", script.display())))?;
+            let mut cfg = matsim::SimConfig {
+                wire,
+                seed,
+                gap: Duration::from_millis(gap_ms),
+                ..Default::default()
+            };
+            if let Some(l) = link {
+                cfg.link = l;
+            }
+            let report = matsim::run(&plan, &cfg, |path| {
+                println!("{}", path.display());
+                let _ = io::stdout().flush();
+            })
+            .map_err(|e| bad(format!("the simulated mat: {e}")))?;
+            eprintln!(
+                "arbiter: simulated mat done: {} frames ({} corrupted), {} noise bursts, {} scans, {} unplugs",
+                report.frames_sent,
+                report.frames_corrupted,
+                report.noise_bursts,
+                report.scans,
+                report.unplugs
+            );
+            Ok(())
+        }
         MatCommand::Register {
             port,
             deck,

@@ -70,6 +70,8 @@ pub struct MatHost {
     scan: Option<(u16, Vec<CellState>, usize)>,
     /// A rescan was asked for and has not ended yet: changes wait for it.
     rescanning: bool,
+    /// When the last RequestScan went out, to ask again if its answer is lost.
+    requested_at: Option<Instant>,
     /// The cells hold a full scan's worth of truth.
     ready: bool,
     /// Something changed since the last observation.
@@ -95,6 +97,7 @@ impl MatHost {
             cells: Vec::new(),
             scan: None,
             rescanning: false,
+            requested_at: None,
             ready: false,
             dirty: false,
             busy: false,
@@ -156,8 +159,12 @@ impl MatHost {
         let hello = matches!(frame.message, MatMessage::Hello { .. });
         let status = self.tracker.observe(frame.seq);
         if status.needs_rescan() && !hello && self.greeted() {
+            // A frame was lost: whatever it said, and any scan under way, is
+            // unreliable. Ask for the whole truth again.
             self.gaps += 1;
-            self.request_scan(out);
+            self.scan = None;
+            self.rescanning = false;
+            self.request_scan(now, out);
         }
         match frame.message {
             MatMessage::Hello {
@@ -173,7 +180,7 @@ impl MatHost {
                     self.cells = vec![CellState::Empty; usize::from(geometry.cells())];
                 }
                 self.geometry = Some(geometry);
-                self.request_scan(out);
+                self.request_scan(now, out);
             }
             MatMessage::ScanBegin { scan_id, cells } => {
                 self.scan = Some((scan_id, vec![CellState::Empty; usize::from(cells)], 0));
@@ -203,7 +210,8 @@ impl MatHost {
                         self.touch(now);
                     } else {
                         // Part of the scan was lost: ask again.
-                        self.request_scan(out);
+                        self.rescanning = false;
+                        self.request_scan(now, out);
                     }
                 }
             }
@@ -248,11 +256,28 @@ impl MatHost {
         self.last_change = now;
     }
 
-    fn request_scan(&mut self, out: &mut Vec<HostAction>) {
+    fn request_scan(&mut self, now: Instant, out: &mut Vec<HostAction>) {
         if !self.rescanning {
             self.rescanning = true;
+            self.requested_at = Some(now);
             out.push(self.frame(HostMessage::RequestScan));
         }
+    }
+
+    /// Timers: a scan asked for and not complete after a while is asked for
+    /// again (its answer, or the request, was lost).
+    pub fn on_timer(&mut self, now: Instant) -> Vec<HostAction> {
+        let mut out = Vec::new();
+        if self.rescanning
+            && self
+                .requested_at
+                .is_some_and(|t| now.duration_since(t) > Duration::from_millis(250))
+        {
+            self.rescanning = false;
+            self.scan = None;
+            self.request_scan(now, &mut out);
+        }
+        out
     }
 
     /// Time passes: once the mat has been still for the settle time, its
@@ -382,6 +407,8 @@ impl MatLink {
     pub fn open(cfg: &MatConfig) -> Result<MatLink, String> {
         let port = serialport::new(cfg.port.to_string_lossy(), 115_200)
             .timeout(Duration::from_millis(10))
+            // Not exclusive: a restarted host must be able to open it again.
+            .exclusive(false)
             .open()
             .map_err(|e| format!("{}: cannot open: {e}", cfg.port.display()))?;
         let mut link = MatLink {
@@ -425,6 +452,8 @@ impl MatLink {
                         || e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(format!("read failed: {e}")),
             }
+            let timers = self.host.on_timer(Instant::now());
+            self.send(timers)?;
             if let Some(Observation::Table(t)) = self.host.on_tick(Instant::now()) {
                 return Ok(Some(t));
             }
@@ -445,9 +474,11 @@ enum SessionEnd {
 
 fn run(cfg: MatConfig, tx: Sender<LiveEvent>, leds: Receiver<Vec<Led>>) {
     let mut backoff = Duration::from_millis(100);
+    // The lights to show: a mat that comes back has forgotten them.
+    let mut lit: Vec<Led> = Vec::new();
     loop {
         let started = Instant::now();
-        match session(&cfg, &tx, &leds) {
+        match session(&cfg, &tx, &leds, &mut lit) {
             SessionEnd::Unwanted => return,
             SessionEnd::Lost(why) => {
                 if !cfg.reconnect {
@@ -472,9 +503,16 @@ fn run(cfg: MatConfig, tx: Sender<LiveEvent>, leds: Receiver<Vec<Led>>) {
     }
 }
 
-fn session(cfg: &MatConfig, tx: &Sender<LiveEvent>, leds: &Receiver<Vec<Led>>) -> SessionEnd {
+fn session(
+    cfg: &MatConfig,
+    tx: &Sender<LiveEvent>,
+    leds: &Receiver<Vec<Led>>,
+    lit: &mut Vec<Led>,
+) -> SessionEnd {
     let mut port = match serialport::new(cfg.port.to_string_lossy(), 115_200)
         .timeout(Duration::from_millis(10))
+        // Not exclusive: a restarted host must be able to open it again.
+        .exclusive(false)
         .open()
     {
         Ok(p) => p,
@@ -507,7 +545,16 @@ fn session(cfg: &MatConfig, tx: &Sender<LiveEvent>, leds: &Receiver<Vec<Led>>) -
     }
     let mut buf = [0u8; 512];
     let mut reported_bad = 0;
+    let mut lights_restored = false;
     loop {
+        if host.greeted() && !lights_restored {
+            lights_restored = true;
+            if !lit.is_empty()
+                && let Err(e) = send(&mut port, host.leds(lit))
+            {
+                return SessionEnd::Lost(e);
+            }
+        }
         let now = Instant::now();
         if !host.greeted() {
             if now.duration_since(opened) > cfg.hello_timeout {
@@ -537,6 +584,10 @@ fn session(cfg: &MatConfig, tx: &Sender<LiveEvent>, leds: &Receiver<Vec<Led>>) -
                     || e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return SessionEnd::Lost(format!("read failed: {e}")),
         }
+        let timers = host.on_timer(Instant::now());
+        if let Err(e) = send(&mut port, timers) {
+            return SessionEnd::Lost(e);
+        }
         if host.bad_frames > reported_bad {
             reported_bad = host.bad_frames;
             if tx
@@ -555,10 +606,13 @@ fn session(cfg: &MatConfig, tx: &Sender<LiveEvent>, leds: &Receiver<Vec<Led>>) -
         }
         loop {
             match leds.try_recv() {
-                Ok(lit) => {
-                    let actions = host.leds(&lit);
-                    if let Err(e) = send(&mut port, actions) {
-                        return SessionEnd::Lost(e);
+                Ok(new) => {
+                    *lit = new;
+                    if host.greeted() {
+                        let actions = host.leds(lit);
+                        if let Err(e) = send(&mut port, actions) {
+                            return SessionEnd::Lost(e);
+                        }
                     }
                 }
                 Err(TryRecvError::Empty) => break,

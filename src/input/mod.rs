@@ -5,5 +5,6 @@
 pub mod live;
 pub mod mat;
 pub mod matplan;
+pub mod matsim;
 pub mod mock;
 pub mod script;

@@ -1,0 +1,252 @@
+//! The card-reader mat end to end: the simulator plays every En Prise
+//! scenario over a real pseudo-terminal, with transients and corruption on,
+//! the host driver reads it, and the referee must say exactly what
+//! `arbiter replay` says of the script (in the mat's frame: a mat's cells
+//! are the script's moved by the plan's offset). Also: an unplug and replug
+//! mid-game, garbage on the line, and the CLI pipeline.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use arbiter::deck::tags::Registry;
+use arbiter::event::Event;
+use arbiter::input::live::{Health, LiveEvent};
+use arbiter::input::mat::{self, MatConfig};
+use arbiter::input::matplan::{self, Transients};
+use arbiter::input::matsim::{self, SimConfig, WireTransients};
+use arbiter::replay::{referee_for, replay};
+use arbiter::script::Script;
+use arbiter::table::Cell;
+use serde_json::Value;
+
+mod common;
+
+static LINKS: AtomicUsize = AtomicUsize::new(0);
+
+fn link() -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "arbiter-test-mat-{}-{}",
+        std::process::id(),
+        LINKS.fetch_add(1, Ordering::SeqCst)
+    ))
+}
+
+/// An event as JSON without its step (a mat's observations are not the
+/// script's steps: a busy hand or a rescan adds some, an unchanged step none)
+/// and with its cells moved by `d`.
+fn normalise(e: &Event, d: Cell) -> Value {
+    let mut v = e.to_json();
+    let obj = v.as_object_mut().unwrap();
+    obj.remove("step");
+    // Messages name cells in words; the cells themselves are compared.
+    obj.remove("message");
+    for key in ["from", "to"] {
+        if let Some(c) = obj.get_mut(key) {
+            *c = shift(c, d);
+        }
+    }
+    for key in ["cells", "attackers"] {
+        if let Some(Value::Array(cs)) = obj.get_mut(key) {
+            for c in cs.iter_mut() {
+                *c = shift(c, d);
+            }
+        }
+    }
+    v
+}
+
+fn shift(c: &Value, d: Cell) -> Value {
+    let col = c[0].as_i64().unwrap() + i64::from(d.col);
+    let row = c[1].as_i64().unwrap() + i64::from(d.row);
+    serde_json::json!([col, row])
+}
+
+/// Plays `script` through the simulator and the host driver; the events.
+fn through_the_mat(
+    script: &Script,
+    t: Transients,
+    wire: WireTransients,
+    seed: u64,
+) -> (Vec<Event>, Cell, matsim::SimReport) {
+    let plan = matplan::plan(script, t, seed).unwrap();
+    let cfg = SimConfig {
+        link: link(),
+        gap: Duration::from_millis(160),
+        wire,
+        seed,
+        connect_timeout: Some(Duration::from_secs(20)),
+        ..SimConfig::default()
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let sim_plan = plan.clone();
+    let sim_cfg = cfg.clone();
+    let sim = std::thread::spawn(move || {
+        matsim::run(&sim_plan, &sim_cfg, |p| {
+            tx.send(p.to_path_buf()).unwrap();
+        })
+    });
+    let path = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the simulator announces its port");
+    let mut mat_cfg = MatConfig::new(path, Registry::simulated());
+    mat_cfg.settle = Duration::from_millis(40);
+    mat_cfg.reconnect = true;
+    let live = mat::spawn(mat_cfg);
+    let mut referee = referee_for(script).unwrap();
+    let mut events = referee.start();
+    let mut step = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < deadline, "the mat never finished");
+        match live.events.recv_timeout(Duration::from_millis(50)) {
+            Ok(LiveEvent::Observation(obs)) => {
+                events.extend(referee.observe(step, &obs));
+                step += 1;
+            }
+            // Once the simulator has played out, a closed port is the end.
+            Ok(LiveEvent::Health(Health::Reconnecting(_))) if sim.is_finished() => break,
+            Ok(LiveEvent::Ended) => break,
+            Ok(_) => {}
+            Err(_) if sim.is_finished() && step > 0 => {
+                // Let the last settle through, then stop.
+                std::thread::sleep(Duration::from_millis(200));
+                while let Ok(ev) = live.events.try_recv() {
+                    if let LiveEvent::Observation(obs) = ev {
+                        events.extend(referee.observe(step, &obs));
+                        step += 1;
+                    }
+                }
+                break;
+            }
+            Err(_) => {}
+        }
+    }
+    events.extend(referee.finish(step.saturating_sub(1)));
+    let report = sim.join().unwrap().expect("the simulator ran");
+    (events, plan.offset, report)
+}
+
+fn compare(
+    path: &Path,
+    t: Transients,
+    wire: WireTransients,
+    seed: u64,
+) -> Result<matsim::SimReport, String> {
+    let script = Script::load(path).unwrap();
+    let want: Vec<Value> = replay(&script)
+        .unwrap()
+        .iter()
+        .map(|e| normalise(e, Cell::default()))
+        .collect();
+    let (got, offset, report) = through_the_mat(&script, t, wire, seed);
+    // A game from an empty table takes the mat's frame (the script's moved
+    // by the offset): move its cells back. A game from a `[start]` keeps the
+    // start's frame, and the referee aligns the mat onto it.
+    let back = if script.start.is_some() {
+        Cell::default()
+    } else {
+        Cell::new(-offset.col, -offset.row)
+    };
+    let got: Vec<Value> = got.iter().map(|e| normalise(e, back)).collect();
+    if got == want {
+        Ok(report)
+    } else {
+        let show = |v: &[Value]| {
+            v.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        };
+        Err(format!(
+            "{}:\nwant\n  {}\ngot\n  {}",
+            path.display(),
+            show(&want),
+            show(&got)
+        ))
+    }
+}
+
+#[test]
+fn the_basics_through_a_clean_mat() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/scenarios/enprise-basics.toml");
+    compare(
+        &p,
+        Transients {
+            lift: false,
+            swap_steps: false,
+        },
+        WireTransients::default(),
+        1,
+    )
+    .unwrap();
+}
+
+const ALL_BUT_UNPLUG: WireTransients = WireTransients {
+    corrupt: true,
+    noise: true,
+    unplug: false,
+};
+const REALISTIC: Transients = Transients {
+    lift: true,
+    swap_steps: true,
+};
+
+#[test]
+fn every_scenario_through_a_noisy_mat_says_what_replay_says() {
+    let scripts: Vec<PathBuf> = common::all_scenario_scripts()
+        .into_iter()
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "invalid"))
+        .collect();
+    assert!(scripts.len() > 30);
+    // A few at a time: each is mostly waiting for its mat to settle.
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = AtomicUsize::new(0);
+    let totals = std::sync::Mutex::new((0u64, 0u64, 0u64));
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(p) = scripts.get(i) else { return };
+                    match compare(p, REALISTIC, ALL_BUT_UNPLUG, i as u64 + 1) {
+                        Ok(r) => {
+                            let mut t = totals.lock().unwrap();
+                            t.0 += r.frames_sent;
+                            t.1 += r.frames_corrupted;
+                            t.2 += r.noise_bursts;
+                        }
+                        Err(e) => failures.lock().unwrap().push(e),
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    let (frames, corrupted, noise) = totals.into_inner().unwrap();
+    println!(
+        "{} scenarios through the mat: {frames} frames, {corrupted} corrupted, {noise} noise bursts",
+        scripts.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        scripts.len(),
+        failures.join("\n\n")
+    );
+    assert!(corrupted > 0 && noise > 0, "the transients really happened");
+}
+
+#[test]
+fn the_demo_survives_an_unplug_mid_game() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/enprise/demo.toml");
+    let all = WireTransients {
+        corrupt: true,
+        noise: true,
+        unplug: true,
+    };
+    let report = compare(&p, REALISTIC, all, 7).unwrap();
+    assert_eq!(report.unplugs, 1);
+    assert!(report.hellos >= 2, "the host came back: {report:?}");
+}
