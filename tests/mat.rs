@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use arbiter::deck::tags::Registry;
 use arbiter::event::Event;
-use arbiter::input::live::{Health, LiveEvent};
+use arbiter::input::live::{Health, LedState, LiveEvent};
 use arbiter::input::mat::{self, MatConfig};
 use arbiter::input::matplan::{self, Transients};
 use arbiter::input::matsim::{self, SimConfig, WireTransients};
@@ -96,12 +96,21 @@ fn through_the_mat(
     let mut referee = referee_for(script).unwrap();
     let mut events = referee.start();
     let mut step = 0;
+    // The lights follow the flags and checks, as `arbiter watch` lights them.
+    let mut leds = LedState::default();
+    let mut light = |evs: &[Event], referee: &dyn arbiter::referee::AnyReferee| {
+        if let (Some(tx), Some(lit)) = (&live.leds, leds.update(evs, &referee.open_flags())) {
+            let _ = tx.send(lit);
+        }
+    };
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         assert!(Instant::now() < deadline, "the mat never finished");
         match live.events.recv_timeout(Duration::from_millis(50)) {
             Ok(LiveEvent::Observation(obs)) => {
-                events.extend(referee.observe(step, &obs));
+                let evs = referee.observe(step, &obs);
+                light(&evs, referee.as_ref());
+                events.extend(evs);
                 step += 1;
             }
             // Once the simulator has played out, a closed port is the end.
@@ -249,4 +258,157 @@ fn the_demo_survives_an_unplug_mid_game() {
     let report = compare(&p, REALISTIC, all, 7).unwrap();
     assert_eq!(report.unplugs, 1);
     assert!(report.hellos >= 2, "the host came back: {report:?}");
+}
+
+#[test]
+fn the_mat_lights_a_missed_swap_and_puts_it_out_when_mended() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/scenarios/enprise-basics.toml");
+    let report = compare(&p, REALISTIC, WireTransients::default(), 3).unwrap();
+    let script = Script::load(&p).unwrap();
+    let offset = matplan::plan(&script, REALISTIC, 3).unwrap().offset;
+    let at = |step: usize| {
+        report
+            .leds
+            .iter()
+            .find(|l| l.step == step)
+            .map(|l| l.script_cells(offset))
+            .unwrap()
+    };
+    // Step 8 shows the missed SWAP: its origin (2,1) blinks amber, alone.
+    let lit = at(8);
+    assert_eq!(
+        lit.keys().copied().collect::<Vec<_>>(),
+        vec![Cell::new(2, 1)],
+        "{lit:?}"
+    );
+    let l = lit[&Cell::new(2, 1)];
+    assert_eq!((l.colour.r, l.colour.g, l.colour.b), (255, 120, 0));
+    assert_ne!(l.blink, firmware_protocol::Blink::Steady);
+    // Before the slip nothing was lit; once mended, nothing is.
+    assert!(at(7).is_empty());
+    assert!(at(9).is_empty(), "{:?}", at(9));
+}
+
+#[test]
+fn the_cli_pipeline_simulate_then_watch_gives_replays_events() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("fixtures/scenarios/enprise/demo.toml");
+    let bin = env!("CARGO_BIN_EXE_arbiter");
+    let link = link();
+    let mut sim = std::process::Command::new(bin)
+        .args([
+            "mat",
+            "simulate",
+            "--transients",
+            "lift,swaps,corrupt,noise",
+            "--gap-ms",
+            "200",
+            "--link",
+        ])
+        .arg(&link)
+        .arg(&script)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first line is the port.
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(sim.stdout.as_mut().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    assert_eq!(first.trim(), link.display().to_string());
+    let watch = std::process::Command::new(bin)
+        .args([
+            "watch",
+            "--json",
+            "--no-reconnect",
+            "--settle-ms",
+            "50",
+            "--input",
+        ])
+        .arg(format!("serial:{}", first.trim()))
+        .arg("--setup")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(sim.wait().unwrap().success());
+    assert!(
+        watch.status.success(),
+        "{}",
+        String::from_utf8_lossy(&watch.stderr)
+    );
+    let replayed = std::process::Command::new(bin)
+        .args(["replay", "--json"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    let lines = |b: &[u8]| -> Vec<Event> {
+        String::from_utf8_lossy(b)
+            .lines()
+            .map(|l| Event::from_json(&serde_json::from_str(l).unwrap()).unwrap())
+            .collect()
+    };
+    let offset = matplan::plan(&Script::load(&script).unwrap(), REALISTIC, 1)
+        .unwrap()
+        .offset;
+    let back = Cell::new(-offset.col, -offset.row);
+    let got: Vec<Value> = lines(&watch.stdout)
+        .iter()
+        .map(|e| normalise(e, back))
+        .collect();
+    let want: Vec<Value> = lines(&replayed.stdout)
+        .iter()
+        .map(|e| normalise(e, Cell::default()))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn register_learns_each_card_laid_alone() {
+    use arbiter::table::{Card, Colour};
+    // A script that lays every white card alone and lifts it, in deck order.
+    let mut text = String::from(
+        "game = \"enprise\"\nplayers = [\"white\", \"black\"]\n[battleplan]\nwhite = \"NPPBQRPPNPBPRPP\"\nblack = \"PNPPBQPRPNPBPRP\"\n",
+    );
+    // A quiet start and end: registration waits for an empty mat first, and
+    // the port must stay open until the last card is lifted.
+    text += "[[step]]\ntable = \"\"\n[[step]]\ntable = \"\"\n";
+    let mut cards = Vec::new();
+    for (piece, n) in arbiter::deck::tags::DECK {
+        for _ in 0..n {
+            let card = Card::new(Colour::White, piece);
+            cards.push(card);
+            text += &format!("[[step]]\ntable = \"{card} ..\"\n[[step]]\ntable = \"\"\n");
+        }
+    }
+    text += "[[step]]\ntable = \"\"\n[[step]]\ntable = \"\"\n";
+    let script = Script::parse("register.toml", &text).unwrap();
+    let plan = matplan::plan(&script, REALISTIC, 5).unwrap();
+    // Once registration is done the host leaves; the mat then gives up.
+    let cfg = SimConfig {
+        link: link(),
+        gap: Duration::from_millis(120),
+        connect_timeout: Some(Duration::from_secs(1)),
+        ..SimConfig::default()
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let sim =
+        std::thread::spawn(move || matsim::run(&plan, &cfg, |p| tx.send(p.to_path_buf()).unwrap()));
+    let path = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let mut mat_cfg = MatConfig::new(path, Registry::new());
+    mat_cfg.settle = Duration::from_millis(40);
+    let mut link = mat::MatLink::open(&mat_cfg).unwrap();
+    let mut said = Vec::new();
+    let learned = arbiter::deck::register::register(&mut link, &[Colour::White], &mut said)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&said)));
+    drop(link);
+    // The mat may end by itself or give up waiting for the host to return.
+    let _ = sim.join().unwrap();
+    assert_eq!(learned.len(), 16, "{}", String::from_utf8_lossy(&said));
+    let truth = Registry::simulated();
+    for (tag, card) in learned.iter() {
+        assert_eq!(truth.card(tag), Some(card), "tag {tag:x}");
+    }
+    assert!(String::from_utf8_lossy(&said).contains("Lay the white king face-up"));
 }

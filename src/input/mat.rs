@@ -834,6 +834,25 @@ mod tests {
         assert_eq!(t.unreadable_cells(), vec![Cell::new(1, 0), Cell::new(2, 0)]);
     }
 
+    proptest::proptest! {
+        /// Any byte stream: no panic, every bad frame counted, and a good
+        /// frame after it still heard.
+        #[test]
+        fn garbage_streams_never_hurt(garbage in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2000)) {
+            let t0 = Instant::now();
+            let mut host = MatHost::new(Registry::simulated(), Duration::from_millis(10), t0);
+            host.connected();
+            host.on_bytes(&garbage, t0);
+            let _ = host.on_tick(t0 + Duration::from_secs(1));
+            // A delimiter ends whatever the garbage left half-read.
+            let mut bytes = vec![0u8];
+            bytes.extend(mat_frame(0, hello()));
+            host.on_bytes(&bytes, t0);
+            proptest::prop_assert!(host.greeted());
+            proptest::prop_assert_eq!(host.geometry(), Some(G));
+        }
+    }
+
     #[test]
     fn leds_are_cleared_then_set_in_chunks() {
         let t0 = Instant::now();

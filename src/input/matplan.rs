@@ -110,7 +110,9 @@ impl Tags {
         if let Some(c) = card
             && tag & 0xffff_0000_0000 == 0x5a00_0000_0000
         {
-            self.free.entry(c).or_default().push(tag);
+            // To the back of the pile: the next card of that kind laid is
+            // another copy, as a player reaches for a fresh card.
+            self.free.entry(c).or_default().insert(0, tag);
         }
     }
 }
