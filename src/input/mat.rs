@@ -79,6 +79,11 @@ pub struct MatHost {
     /// Busy has been reported since the last observation.
     busy: bool,
     last_change: Instant,
+    /// The mat's LEDs may not show what the host last set (it said Hello
+    /// again, or lost a host frame): send them again.
+    leds_stale: bool,
+    /// When the last good frame came: a mat silent for long is lost.
+    last_frame: Instant,
     /// Frames that failed to decode, since the link opened.
     pub bad_frames: u64,
     /// Sequence gaps seen (each answered with a rescan).
@@ -102,6 +107,8 @@ impl MatHost {
             dirty: false,
             busy: false,
             last_change: now,
+            leds_stale: false,
+            last_frame: now,
             bad_frames: 0,
             gaps: 0,
         }
@@ -126,9 +133,15 @@ impl MatHost {
         self.ready = false;
         self.scan = None;
         self.rescanning = false;
-        vec![self.frame(HostMessage::Hello {
+        self.geometry = None;
+        // A lone delimiter first ends whatever half-frame the mat's decoder
+        // may hold from before.
+        let HostAction::Send(hello) = self.frame(HostMessage::Hello {
             protocol: PROTOCOL_VERSION,
-        })]
+        }) else {
+            unreachable!("frames are sent")
+        };
+        vec![HostAction::Send([&[0u8][..], &hello].concat())]
     }
 
     /// Whether the mat has said Hello on this link.
@@ -156,15 +169,27 @@ impl MatHost {
     }
 
     fn on_frame(&mut self, frame: Frame<MatMessage>, now: Instant, out: &mut Vec<HostAction>) {
+        self.last_frame = now;
         let hello = matches!(frame.message, MatMessage::Hello { .. });
         let status = self.tracker.observe(frame.seq);
         if status.needs_rescan() && !hello && self.greeted() {
-            // A frame was lost: whatever it said, and any scan under way, is
-            // unreliable. Ask for the whole truth again.
+            // A frame was lost: whatever it said is unknown. A scan still
+            // coming is spoiled and its end will ask again; any other frame
+            // means the mat is past its scan, so ask now (PROTOCOL.md: a
+            // host asks again only once a scan has ended).
             self.gaps += 1;
-            self.scan = None;
-            self.rescanning = false;
-            self.request_scan(now, out);
+            let scan_frame = matches!(
+                frame.message,
+                MatMessage::ScanBegin { .. }
+                    | MatMessage::ScanCells { .. }
+                    | MatMessage::ScanEnd { .. }
+            );
+            if self.rescanning && scan_frame {
+                self.scan = None;
+            } else {
+                self.rescanning = false;
+                self.request_scan(now, out);
+            }
         }
         match frame.message {
             MatMessage::Hello {
@@ -180,6 +205,8 @@ impl MatHost {
                     self.cells = vec![CellState::Empty; usize::from(geometry.cells())];
                 }
                 self.geometry = Some(geometry);
+                self.leds_stale = true;
+                self.rescanning = false;
                 self.request_scan(now, out);
             }
             MatMessage::ScanBegin { scan_id, cells } => {
@@ -201,20 +228,22 @@ impl MatHost {
                     }
                 }
             }
-            MatMessage::ScanEnd { scan_id } => {
-                if let Some((id, buf, got)) = self.scan.take() {
-                    if id == scan_id && got == buf.len() && buf.len() == self.cells.len() {
-                        self.cells = buf;
-                        self.ready = true;
-                        self.rescanning = false;
-                        self.touch(now);
-                    } else {
-                        // Part of the scan was lost: ask again.
-                        self.rescanning = false;
-                        self.request_scan(now, out);
-                    }
+            MatMessage::ScanEnd { scan_id } => match self.scan.take() {
+                Some((id, buf, got))
+                    if id == scan_id && got == buf.len() && buf.len() == self.cells.len() =>
+                {
+                    self.cells = buf;
+                    self.ready = true;
+                    self.rescanning = false;
+                    self.touch(now);
                 }
-            }
+                // Part of the scan was lost: ask again.
+                _ if self.rescanning => {
+                    self.rescanning = false;
+                    self.request_scan(now, out);
+                }
+                _ => {}
+            },
             MatMessage::CellChange { cell, state } => {
                 if let Some(i) = self.index(cell) {
                     self.cells[i] = state;
@@ -235,6 +264,9 @@ impl MatHost {
                         self.cells[i] = CellState::Unreadable;
                         self.touch(now);
                     }
+                    // The mat dropped changes of its own: only a scan is sure.
+                    (ErrorKind::BufferOverrun, _) => self.request_scan(now, out),
+                    (ErrorKind::HostFrameLost, _) => self.leds_stale = true,
                     (kind, _) => out.push(HostAction::Report(LiveEvent::Note(format!(
                         "the mat reports {kind:?}"
                     )))),
@@ -264,20 +296,30 @@ impl MatHost {
         }
     }
 
-    /// Timers: a scan asked for and not complete after a while is asked for
-    /// again (its answer, or the request, was lost).
+    /// Timers (PROTOCOL.md, Timing): a scan not complete a second after it
+    /// was asked for is asked for again; a mat silent for three seconds is
+    /// greeted again, every half second, until it answers.
     pub fn on_timer(&mut self, now: Instant) -> Vec<HostAction> {
         let mut out = Vec::new();
         if self.rescanning
             && self
                 .requested_at
-                .is_some_and(|t| now.duration_since(t) > Duration::from_millis(250))
+                .is_some_and(|t| now.duration_since(t) > Duration::from_secs(1))
         {
             self.rescanning = false;
             self.scan = None;
             self.request_scan(now, &mut out);
         }
+        if now.duration_since(self.last_frame) > Duration::from_secs(3) {
+            self.last_frame = now - Duration::from_millis(2500);
+            out.extend(self.connected());
+        }
         out
+    }
+
+    /// Whether the mat's LEDs must be set again (and forget that they must).
+    pub fn take_leds_stale(&mut self) -> bool {
+        std::mem::take(&mut self.leds_stale)
     }
 
     /// Time passes: once the mat has been still for the settle time, its
@@ -545,13 +587,10 @@ fn session(
     }
     let mut buf = [0u8; 512];
     let mut reported_bad = 0;
-    let mut lights_restored = false;
     loop {
-        if host.greeted() && !lights_restored {
-            lights_restored = true;
-            if !lit.is_empty()
-                && let Err(e) = send(&mut port, host.leds(lit))
-            {
+        if host.greeted() && host.take_leds_stale() && !lit.is_empty() {
+            let actions = host.leds(lit);
+            if let Err(e) = send(&mut port, actions) {
                 return SessionEnd::Lost(e);
             }
         }
