@@ -501,13 +501,8 @@ fn colours_of(script: &Script) -> Vec<arbiter::table::Colour> {
 fn setup_from_args(args: &PlayArgs) -> Result<String, BadInput> {
     let bad = |e: anyhow::Error| BadInput(e);
     if let Some(path) = &args.setup {
+        // A table script serves as a setup file too: its steps are not used.
         let script = Script::load(path).map_err(|e| bad(e.into()))?;
-        if !script.steps.is_empty() {
-            return Err(bad(anyhow::anyhow!(
-                "{}: a setup file has no steps (replay a script with --input script:FILE)",
-                path.display()
-            )));
-        }
         // Validate now, with the file's own name in any message.
         referee_for(&script).map_err(|e| bad(e.into()))?;
         return Ok(script.setup_toml());
