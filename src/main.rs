@@ -592,16 +592,7 @@ fn watch_live(
     let mut referee = referee_for(setup).map_err(|e| BadInput(e.into()))?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let mut print = |events: &[Event]| -> io::Result<()> {
-        for e in events {
-            if json {
-                writeln!(out, "{}", e.to_json_line())?;
-            } else {
-                writeln!(out, "{e}")?;
-            }
-        }
-        out.flush()
-    };
+    let mut print = |events: &[Event]| write_events(&mut out, events, json);
     let mut leds = LedState::default();
     let result = (|| {
         print(&referee.start())?;
@@ -641,6 +632,19 @@ fn watch_live(
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("writing the events").map_err(BadInput),
     }
+}
+
+/// Events as readable lines, or as the JSON Lines stream; flushed, so a
+/// reader sees each decision as it is made.
+fn write_events(out: &mut impl Write, events: &[Event], json: bool) -> io::Result<()> {
+    for e in events {
+        if json {
+            writeln!(out, "{}", e.to_json_line())?;
+        } else {
+            writeln!(out, "{e}")?;
+        }
+    }
+    out.flush()
 }
 
 fn referee_script(script: &Script, json: bool) -> Result<(), BadInput> {
@@ -690,16 +694,7 @@ fn watch_script(
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let mut print = |events: Vec<Event>| -> io::Result<()> {
-        for e in events {
-            if json {
-                writeln!(out, "{}", e.to_json_line())?;
-            } else {
-                writeln!(out, "{e}")?;
-            }
-        }
-        out.flush()
-    };
+    let mut print = |events: Vec<Event>| write_events(&mut out, &events, json);
     let result = (|| {
         if from == 0 {
             print(referee.start())?;
