@@ -16,3 +16,4 @@ pub mod replay;
 pub mod script;
 pub mod table;
 pub mod tui;
+pub mod vision;

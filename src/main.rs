@@ -76,6 +76,11 @@ enum Command {
     /// flags and checks. With no options: the bundled demo game, stepping
     /// itself.
     Play(PlayArgs),
+    /// The printable deck.
+    Deck {
+        #[command(subcommand)]
+        command: DeckCommand,
+    },
     /// The card-reader mat: register a deck's tags, or simulate a mat.
     Mat {
         #[command(subcommand)]
@@ -86,6 +91,16 @@ enum Command {
     Export {
         /// A journal written by `arbiter play` or `arbiter watch --journal`.
         journal: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum DeckCommand {
+    /// Write the printable deck: one PNG per card face and the back, at
+    /// 63x88 mm and 300 dpi, and A4 sheets of the whole deck to print.
+    Export {
+        /// The folder to write into (created if missing).
+        dir: PathBuf,
     },
 }
 
@@ -285,6 +300,18 @@ fn run(cli: Cli) -> Result<(), BadInput> {
         }
         Command::Play(args) => play(args),
         Command::Mat { command } => mat_command(command),
+        Command::Deck {
+            command: DeckCommand::Export { dir },
+        } => {
+            let files = arbiter::deck::print::export(&dir).map_err(|e| {
+                BadInput(anyhow::anyhow!(
+                    "{}: cannot write the deck: {e}",
+                    dir.display()
+                ))
+            })?;
+            println!("{} files written in {}", files.len(), dir.display());
+            Ok(())
+        }
     }
 }
 

@@ -121,3 +121,18 @@ fn games_not_yet_refereed_are_refused_clearly() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not refereed yet"), "{}", stderr(&o));
 }
+
+#[test]
+fn deck_export_writes_every_face_and_the_sheets() {
+    let dir = std::env::temp_dir().join(format!("arbiter-deck-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = arbiter(&["deck", "export", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for token in ["wK", "bQ", "rN", "uP", "back"] {
+        assert!(dir.join(format!("{token}.png")).exists(), "{token}.png");
+    }
+    assert!(dir.join("sheet-1.png").exists());
+    let o = arbiter(&["deck", "export", "/proc/no-such-place"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/proc/no-such-place"), "{}", stderr(&o));
+}

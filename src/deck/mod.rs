@@ -2,5 +2,6 @@
 //! The printable deck and its recognition templates join here with the
 //! camera.
 
+pub mod print;
 pub mod register;
 pub mod tags;
