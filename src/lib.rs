@@ -8,6 +8,7 @@
 pub mod deck;
 pub mod event;
 pub mod games;
+pub mod headless;
 pub mod input;
 pub mod journal;
 pub mod observation;

@@ -11,15 +11,13 @@ use clap::{Parser, Subcommand};
 use std::time::Duration;
 
 use arbiter::deck::tags::Registry;
-use arbiter::event::Event;
 use arbiter::games::enprise::parse_battleplan;
-use arbiter::input::live::{Health, LedState, Live, LiveEvent};
+use arbiter::headless::{HeadlessError, Start, run_live, run_script};
 use arbiter::input::mat::{self, MatConfig};
 use arbiter::input::matsim;
 use arbiter::input::mock::MockTable;
 use arbiter::input::script::ScriptInput;
 use arbiter::journal::Journal;
-use arbiter::referee::AnyReferee;
 use arbiter::replay::referee_for;
 use arbiter::script::{GameKind, Script};
 use arbiter::table::Colour;
@@ -259,7 +257,9 @@ fn run(cli: Cli) -> Result<(), BadInput> {
                     None => None,
                 };
                 let live = mat::spawn(mat.config(port)?);
-                return watch_live(&setup, live, json, journal);
+                return headless(|out| {
+                    run_live(&setup, live, out, &mut io::stderr(), json, journal)
+                });
             }
             if input == "mock" {
                 return Err(BadInput(anyhow::anyhow!(
@@ -278,7 +278,7 @@ fn run(cli: Cli) -> Result<(), BadInput> {
                         return Ok(());
                     }
                     let from = r.resumed.next_step;
-                    Watched::Resumed {
+                    Start::Resumed {
                         referee: r.referee,
                         journal: r.journal,
                         from,
@@ -287,11 +287,11 @@ fn run(cli: Cli) -> Result<(), BadInput> {
                 (Some(p), None) => {
                     let j = Journal::create(&p, &script.setup_toml())
                         .map_err(|e| BadInput(e.into()))?;
-                    Watched::New { journal: Some(j) }
+                    Start::New { journal: Some(j) }
                 }
-                (None, None) => Watched::New { journal: None },
+                (None, None) => Start::New { journal: None },
             };
-            watch_script(&script, json, start, delay)
+            headless(|out| run_script(&script, out, json, start, delay))
         }
         Command::Export { journal } => {
             let record = arbiter::journal::export(&journal).map_err(|e| BadInput(e.into()))?;
@@ -608,74 +608,8 @@ fn script_input(input: &str) -> anyhow::Result<&Path> {
     }
 }
 
-/// Referees a live input headless until it ends, printing events as they
-/// come and lighting the mat's cells for open flags and checks.
-fn watch_live(
-    setup: &Script,
-    live: Live,
-    json: bool,
-    mut journal: Option<Journal>,
-) -> Result<(), BadInput> {
-    let mut referee = referee_for(setup).map_err(|e| BadInput(e.into()))?;
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let mut print = |events: &[Event]| write_events(&mut out, events, json);
-    let mut leds = LedState::default();
-    let result = (|| {
-        print(&referee.start())?;
-        let mut step = 0;
-        while let Ok(ev) = live.events.recv() {
-            match ev {
-                LiveEvent::Observation(obs) => {
-                    let events = referee.observe(step, &obs);
-                    if let Some(j) = &mut journal {
-                        j.append(step, &obs, &events).map_err(io::Error::other)?;
-                    }
-                    print(&events)?;
-                    if let (Some(tx), Some(lit)) =
-                        (&live.leds, leds.update(&events, &referee.open_flags()))
-                    {
-                        let _ = tx.send(lit);
-                    }
-                    step += 1;
-                }
-                LiveEvent::Health(Health::Reconnecting(why)) => {
-                    eprintln!("arbiter: {}: reconnecting: {why}", live.name)
-                }
-                LiveEvent::Health(_) => {}
-                LiveEvent::Note(n) => eprintln!("arbiter: {}: {n}", live.name),
-                LiveEvent::Ended => break,
-            }
-        }
-        let last = step.saturating_sub(1);
-        let events = referee.finish(last);
-        if let Some(j) = &mut journal {
-            j.finish(last, &events).map_err(io::Error::other)?;
-        }
-        print(&events)?;
-        io::Result::Ok(())
-    })();
-    match result {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing the events").map_err(BadInput),
-    }
-}
-
-/// Events as readable lines, or as the JSON Lines stream; flushed, so a
-/// reader sees each decision as it is made.
-fn write_events(out: &mut impl Write, events: &[Event], json: bool) -> io::Result<()> {
-    for e in events {
-        if json {
-            writeln!(out, "{}", e.to_json_line())?;
-        } else {
-            writeln!(out, "{e}")?;
-        }
-    }
-    out.flush()
-}
-
 fn referee_script(script: &Script, json: bool) -> Result<(), BadInput> {
-    watch_script(script, json, Watched::New { journal: None }, None)
+    headless(|out| run_script(script, out, json, Start::New { journal: None }, None))
 }
 
 fn step_delay_of(secs: Option<f64>) -> Result<Option<Duration>, BadInput> {
@@ -688,65 +622,10 @@ fn step_delay_of(secs: Option<f64>) -> Result<Option<Duration>, BadInput> {
     }
 }
 
-/// How a headless run begins: afresh (maybe journaling), or where a journal
-/// left off.
-enum Watched {
-    New {
-        journal: Option<Journal>,
-    },
-    Resumed {
-        referee: Box<dyn AnyReferee>,
-        journal: Journal,
-        from: usize,
-    },
-}
-
-fn watch_script(
-    script: &Script,
-    json: bool,
-    start: Watched,
-    delay: Option<Duration>,
+/// A headless loop on standard output; its failures are bad input.
+fn headless(
+    f: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) -> Result<(), HeadlessError>,
 ) -> Result<(), BadInput> {
-    let (mut referee, mut journal, from) = match start {
-        Watched::New { journal } => (
-            referee_for(script).map_err(|e| BadInput(e.into()))?,
-            journal,
-            0,
-        ),
-        Watched::Resumed {
-            referee,
-            journal,
-            from,
-        } => (referee, Some(journal), from),
-    };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let mut print = |events: Vec<Event>| write_events(&mut out, &events, json);
-    let result = (|| {
-        if from == 0 {
-            print(referee.start())?;
-        }
-        for (i, obs) in script.observations().enumerate().skip(from) {
-            if let Some(d) = delay {
-                std::thread::sleep(d);
-            }
-            let events = referee.observe(i, obs);
-            if let Some(j) = &mut journal {
-                j.append(i, obs, &events).map_err(io::Error::other)?;
-            }
-            print(events)?;
-        }
-        let last = script.steps.len().saturating_sub(1);
-        let events = referee.finish(last);
-        if let Some(j) = &mut journal {
-            j.finish(last, &events).map_err(io::Error::other)?;
-        }
-        print(events)?;
-        io::Result::Ok(())
-    })();
-    match result {
-        // A reader that stops early (`| head`) is no error of ours.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing the events").map_err(BadInput),
-    }
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    f(&mut out).map_err(|e| BadInput(e.into()))
 }
