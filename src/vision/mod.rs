@@ -3,4 +3,5 @@
 //! [`scene`] renders synthetic frames with known truth for the tests and the
 //! image fixtures.
 
+pub mod cards;
 pub mod scene;
