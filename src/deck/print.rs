@@ -48,16 +48,6 @@ pub const SHEET_H: u32 = 3508;
 /// The four En Prise colours, in the order the deck is exported.
 pub const DECK_COLOURS: [Colour; 4] = [Colour::White, Colour::Black, Colour::Red, Colour::Blue];
 
-/// How many cards of each piece one player's deck holds (EP-DECK).
-const DECK_COUNTS: [(Piece, usize); 6] = [
-    (Piece::King, 1),
-    (Piece::Queen, 1),
-    (Piece::Rook, 2),
-    (Piece::Bishop, 2),
-    (Piece::Knight, 2),
-    (Piece::Pawn, 8),
-];
-
 // ---- geometry -------------------------------------------------------------
 
 /// Corner radius of the card (3 mm).
@@ -639,9 +629,9 @@ pub fn full_deck() -> Vec<Card> {
     DECK_COLOURS
         .iter()
         .flat_map(|&colour| {
-            DECK_COUNTS
-                .iter()
-                .flat_map(move |&(piece, n)| std::iter::repeat_n(Card::new(colour, piece), n))
+            super::tags::DECK.iter().flat_map(move |&(piece, n)| {
+                std::iter::repeat_n(Card::new(colour, piece), usize::from(n))
+            })
         })
         .collect()
 }
