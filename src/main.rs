@@ -51,7 +51,8 @@ enum Command {
     },
     /// Referee a live input with no screen, printing events as they happen.
     Watch {
-        /// Where observations come from: `script:FILE`.
+        /// Where observations come from: `script:FILE` or `serial:PORT` (a
+        /// card-reader mat; name the game with --setup).
         #[arg(long)]
         input: String,
         /// Print the JSON Lines event stream instead of readable lines.
@@ -602,7 +603,9 @@ fn script_input(input: &str) -> anyhow::Result<&Path> {
     match input.split_once(':') {
         Some(("script", file)) if !file.is_empty() => Ok(Path::new(file)),
         Some((kind, _)) => {
-            bail!("--input {input}: unknown input kind {kind:?} (this build reads script:FILE)")
+            bail!(
+                "--input {input}: unknown input kind {kind:?} (this build reads script:FILE or serial:PORT)"
+            )
         }
         None => bail!("--input {input}: write the input as KIND:WHERE, such as script:game.toml"),
     }
