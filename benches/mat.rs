@@ -25,6 +25,15 @@ fn main() {
 
 const SETTLE: Duration = Duration::from_millis(300);
 
+fn hello(geometry: Geometry) -> MatMessage {
+    MatMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        firmware: [1, 0, 0],
+        geometry,
+        leds: true,
+    }
+}
+
 fn frame(seq: &mut u16, m: MatMessage) -> Vec<u8> {
     let mut buf = [0u8; MAX_FRAME_LEN];
     let n = encode(&Frame::new(*seq, m), &mut buf).unwrap();
@@ -91,18 +100,7 @@ fn last_frame_to_event(bencher: Bencher) {
     let mut seq = 0u16;
     let mut host = MatHost::new(Registry::simulated(), SETTLE, t0);
     host.connected();
-    host.on_bytes(
-        &frame(
-            &mut seq,
-            MatMessage::Hello {
-                protocol: PROTOCOL_VERSION,
-                firmware: [1, 0, 0],
-                geometry: g,
-                leds: true,
-            },
-        ),
-        t0,
-    );
+    host.on_bytes(&frame(&mut seq, hello(g)), t0);
     let mut scan = frame(
         &mut seq,
         MatMessage::ScanBegin {
@@ -155,18 +153,7 @@ fn last_frame_to_event(bencher: Bencher) {
             let mut h = MatHost::new(Registry::simulated(), SETTLE, t0);
             h.connected();
             let mut s = 0u16;
-            h.on_bytes(
-                &frame(
-                    &mut s,
-                    MatMessage::Hello {
-                        protocol: PROTOCOL_VERSION,
-                        firmware: [1, 0, 0],
-                        geometry: g,
-                        leds: true,
-                    },
-                ),
-                t0,
-            );
+            h.on_bytes(&frame(&mut s, hello(g)), t0);
             // Replays the same scan with fresh numbering.
             let mut d = firmware_protocol::MatDecoder::new();
             let mut bytes = Vec::new();

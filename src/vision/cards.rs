@@ -630,6 +630,7 @@ mod tests {
         }
     }
 
+    #[derive(Default)]
     struct Tally {
         cards: usize,
         identified: usize,
@@ -698,12 +699,7 @@ mod tests {
 
     #[test]
     fn clean_scenes_find_and_read_every_card() {
-        let mut tally = Tally {
-            cards: 0,
-            identified: 0,
-            wrong: 0,
-            missed: 0,
-        };
+        let mut tally = Tally::default();
         for (i, text) in TABLES.iter().enumerate() {
             let mut p = base();
             p.seed = i as u64;
@@ -715,12 +711,7 @@ mod tests {
 
     #[test]
     fn turned_and_tilted_scenes_are_never_read_wrong() {
-        let mut tally = Tally {
-            cards: 0,
-            identified: 0,
-            wrong: 0,
-            missed: 0,
-        };
+        let mut tally = Tally::default();
         for seed in 0..6u64 {
             let text = TABLES[seed as usize % TABLES.len()];
             let mut p = base();
@@ -739,18 +730,8 @@ mod tests {
 
     #[test]
     fn a_hand_over_cards_is_never_read_wrong() {
-        let mut tally = Tally {
-            cards: 0,
-            identified: 0,
-            wrong: 0,
-            missed: 0,
-        };
-        let mut covered = Tally {
-            cards: 0,
-            identified: 0,
-            wrong: 0,
-            missed: 0,
-        };
+        let mut tally = Tally::default();
+        let mut covered = Tally::default();
         for seed in 0..4u64 {
             let text = TABLES[seed as usize % TABLES.len()];
             let mut p = base();
@@ -777,12 +758,7 @@ mod tests {
 
     #[test]
     fn light_blur_noise_and_jpeg_are_never_read_wrong() {
-        let mut tally = Tally {
-            cards: 0,
-            identified: 0,
-            wrong: 0,
-            missed: 0,
-        };
+        let mut tally = Tally::default();
         for seed in 0..4u64 {
             let text = TABLES[seed as usize % TABLES.len()];
             let mut p = base();
