@@ -2,6 +2,7 @@
 //! [`Observation`](crate::observation::Observation)s. The referee never sees
 //! where they came from.
 
+pub mod frames;
 pub mod live;
 pub mod mat;
 pub mod matplan;

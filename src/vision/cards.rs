@@ -89,8 +89,37 @@ pub fn hand_present(frame: &RgbImage) -> bool {
     skin as f32 > 0.002 * (frame.width() * frame.height()) as f32
 }
 
-/// Finds the cards on the felt and reads each one.
+/// Tells which card a rectified card image shows.
+pub trait Identify {
+    /// `card` is [`RECT_W`]×[`RECT_H`], portrait, either way up. The token
+    /// (`Token::Down` for a back) and a confidence in 0–1; `None` when the
+    /// card cannot be read with confidence.
+    fn identify(&self, card: &RgbImage) -> (Option<Token>, f32);
+}
+
+/// The bundled printable deck read by its corner code (and its back by its
+/// pattern): needs no learned templates.
+pub struct CornerCode;
+
+impl Identify for CornerCode {
+    fn identify(&self, card: &RgbImage) -> (Option<Token>, f32) {
+        if let Some(card) = read_corner_code(card) {
+            (Some(Token::Up(card)), 0.95)
+        } else if is_back(card) {
+            (Some(Token::Down), 0.9)
+        } else {
+            (None, 0.5)
+        }
+    }
+}
+
+/// Finds the cards on the felt and reads each one by its corner code.
 pub fn detect(frame: &RgbImage) -> Vec<Detected> {
+    detect_with(frame, &CornerCode)
+}
+
+/// Finds the cards on the felt and reads each one with `id`.
+pub fn detect_with(frame: &RgbImage, id: &dyn Identify) -> Vec<Detected> {
     let (w, h) = frame.dimensions();
     if w < 8 || h < 8 {
         return Vec::new();
@@ -119,7 +148,7 @@ pub fn detect(frame: &RgbImage) -> Vec<Detected> {
         if blob.len() < MIN_AREA || blob.len() > max_area {
             continue;
         }
-        if let Some((d, shaped)) = examine(frame, &labels, i as u32 + 1, blob, &skin_core, 1.5) {
+        if let Some((d, shaped)) = examine(frame, &labels, i as u32 + 1, blob, &skin_core, 1.5, id) {
             first.push((i, d, shaped));
         }
     }
@@ -172,6 +201,7 @@ pub fn detect(frame: &RgbImage) -> Vec<Detected> {
                         p,
                         &skin_core,
                         1.5 + f32::from(k),
+                        id,
                     )
                 })
                 .collect();
@@ -215,6 +245,7 @@ fn examine(
     blob: &[(u32, u32)],
     skin_at: &dyn Fn(i64, i64) -> bool,
     edge: f32,
+    id: &dyn Identify,
 ) -> Option<(Detected, bool)> {
     let (w, h) = labels.dimensions();
     let inside = |x: i64, y: i64| {
@@ -306,14 +337,7 @@ fn examine(
         };
         return Some((d, shaped));
     }
-    let rectified = warp(frame, &corners);
-    let (token, confidence) = if let Some(card) = read_corner_code(&rectified) {
-        (Some(Token::Up(card)), 0.95)
-    } else if is_back(&rectified) {
-        (Some(Token::Down), 0.9)
-    } else {
-        (None, 0.5)
-    };
+    let (token, confidence) = id.identify(&rectify(frame, &corners));
     let d = Detected {
         corners,
         centre,
@@ -506,7 +530,7 @@ fn homography(src: &[(f32, f32); 4], dst: &[(f32, f32); 4]) -> Option<[f64; 9]> 
 }
 
 /// The card under `corners` rectified to [`RECT_W`]×[`RECT_H`], bilinear.
-fn warp(frame: &RgbImage, corners: &[(f32, f32); 4]) -> RgbImage {
+pub fn rectify(frame: &RgbImage, corners: &[(f32, f32); 4]) -> RgbImage {
     let (rw, rh) = (RECT_W as f32, RECT_H as f32);
     let dst = [(0.0, 0.0), (rw, 0.0), (rw, rh), (0.0, rh)];
     // Corners are outer edges; output pixel centres are at +0.5.

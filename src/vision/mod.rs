@@ -4,4 +4,5 @@
 //! image fixtures.
 
 pub mod cards;
+pub mod recognise;
 pub mod scene;
