@@ -17,6 +17,7 @@ use arbiter::input::mat::{self, MatConfig};
 use arbiter::input::matsim;
 use arbiter::input::mock::MockTable;
 use arbiter::input::script::ScriptInput;
+use arbiter::input::vision::{self, VisionConfig, is_vision};
 use arbiter::journal::Journal;
 use arbiter::replay::referee_for;
 use arbiter::script::{GameKind, Script};
@@ -51,8 +52,10 @@ enum Command {
     },
     /// Referee a live input with no screen, printing events as they happen.
     Watch {
-        /// Where observations come from: `script:FILE` or `serial:PORT` (a
-        /// card-reader mat; name the game with --setup).
+        /// Where observations come from: `script:FILE`, `serial:PORT` (a
+        /// card-reader mat), `frames:DIR` (a camera recording: one image per
+        /// frame, in name order) or `camera:N` (a webcam); name the game of
+        /// a device with --setup.
         #[arg(long)]
         input: String,
         /// Print the JSON Lines event stream instead of readable lines.
@@ -91,6 +94,42 @@ enum Command {
         /// A journal written by `arbiter play` or `arbiter watch --journal`.
         journal: PathBuf,
     },
+    /// Read the cards in photographs of the table: for each image, the
+    /// grid as table-script text, or one JSON line.
+    Recognise {
+        /// The images (PNG or JPEG).
+        #[arg(required = true)]
+        images: Vec<PathBuf>,
+        /// A deck learned with `arbiter deck learn` (default: the bundled
+        /// printable deck).
+        #[arg(long, value_name = "FILE")]
+        deck: Option<PathBuf>,
+        /// A calibration written by `arbiter calibrate`: fixes the cells.
+        #[arg(long, value_name = "FILE")]
+        calibration: Option<PathBuf>,
+        /// One JSON line per image: {"image", "busy", "cells": [{"cell",
+        /// "token", "confidence"}]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fix the table plane and the grid pitch from a photograph (or a
+    /// camera frame) of cards laid out on the table: at least 4 cards in 2
+    /// rows and 2 columns.
+    Calibrate {
+        /// A photograph from the camera in its place.
+        #[arg(long, value_name = "FILE", conflicts_with = "camera")]
+        image: Option<PathBuf>,
+        /// Take a frame from this camera (builds with the camera feature).
+        #[arg(long, value_name = "N")]
+        camera: Option<u32>,
+        /// A deck learned with `arbiter deck learn` (default: the bundled
+        /// deck).
+        #[arg(long, value_name = "FILE")]
+        deck: Option<PathBuf>,
+        /// Where to write the calibration.
+        #[arg(long, value_name = "FILE", default_value = "calibration/camera.toml")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -100,6 +139,16 @@ enum DeckCommand {
     Export {
         /// The folder to write into (created if missing).
         dir: PathBuf,
+    },
+    /// Learn a deck from one picture per card kind (a scan or a cropped
+    /// photograph), named by token: wK.png, ..., uP.png and back.png.
+    Learn {
+        /// The folder of pictures.
+        #[arg(long, value_name = "DIR")]
+        faces: PathBuf,
+        /// Where to write the learned deck (pass it as --deck FILE).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
     },
 }
 
@@ -145,33 +194,64 @@ enum MatCommand {
     },
 }
 
-/// How to read a card-reader mat (`--input serial:PATH`).
+/// How to read a device: a card-reader mat (`--input serial:PATH`) or a
+/// camera (`frames:DIR`, `camera:N`).
 #[derive(clap::Args, Clone)]
 struct MatArgs {
-    /// The game's setup for a serial input: a setup file or a table script
-    /// (its steps are not used).
+    /// The game's setup for a device: a setup file or a table script (its
+    /// steps are not used).
     #[arg(long, value_name = "FILE")]
     setup: Option<PathBuf>,
-    /// The deck registry: which tag is on which card.
-    #[arg(long, value_name = "FILE", default_value = "calibration/deck.toml")]
-    deck: PathBuf,
-    /// How long the mat must be still before its table is judged.
-    #[arg(long, value_name = "MS", default_value_t = 300)]
-    settle_ms: u64,
+    /// The deck: for a mat, the tag registry (default
+    /// calibration/deck.toml); for a camera, a deck learned with `arbiter
+    /// deck learn` (default: the bundled printable deck).
+    #[arg(long, value_name = "FILE")]
+    deck: Option<PathBuf>,
+    /// How long the table must be still before it is judged (default: 300
+    /// for a mat, 500 for a camera).
+    #[arg(long, value_name = "MS")]
+    settle_ms: Option<u64>,
     /// End when the port closes instead of waiting for it to come back.
     #[arg(long)]
     no_reconnect: bool,
+    /// A camera's calibration, written by `arbiter calibrate`.
+    #[arg(long, value_name = "FILE")]
+    calibration: Option<PathBuf>,
+    /// Frames per second of a frames:DIR recording.
+    #[arg(long, default_value_t = 10.0)]
+    fps: f32,
+    /// Replay a frames:DIR recording at its own pace.
+    #[arg(long)]
+    realtime: bool,
 }
 
 impl MatArgs {
     fn config(&self, port: &str) -> Result<MatConfig, BadInput> {
-        let registry = Registry::load(&self.deck).map_err(|e| BadInput(e.into()))?;
+        let registry = Registry::load(self.deck.as_deref().unwrap_or(Path::new(REGISTRY)))
+            .map_err(|e| BadInput(e.into()))?;
         let mut cfg = MatConfig::new(PathBuf::from(port), registry);
-        cfg.settle = Duration::from_millis(self.settle_ms);
+        cfg.settle = Duration::from_millis(self.settle_ms.unwrap_or(300));
         cfg.reconnect = !self.no_reconnect;
         Ok(cfg)
     }
+
+    fn vision(&self) -> VisionConfig {
+        let default = VisionConfig::default();
+        VisionConfig {
+            deck: self.deck.clone(),
+            calibration: self.calibration.clone(),
+            settle: self
+                .settle_ms
+                .map(Duration::from_millis)
+                .unwrap_or(default.settle),
+            fps: self.fps,
+            realtime: self.realtime,
+        }
+    }
 }
+
+/// The mat's deck registry when none is named.
+const REGISTRY: &str = "calibration/deck.toml";
 
 #[derive(clap::Args)]
 struct PlayArgs {
@@ -189,8 +269,10 @@ struct PlayArgs {
     /// [battleplan], [start]) with no steps.
     #[arg(long, value_name = "FILE")]
     setup: Option<PathBuf>,
-    /// Where observations come from: `mock` (the keyboard) or
-    /// `script:FILE` (its game and setup too).
+    /// Where observations come from: `mock` (the keyboard), `script:FILE`
+    /// (its game and setup too), `serial:PORT` (a card-reader mat),
+    /// `frames:DIR` (a camera recording, replayed at 10 frames a second)
+    /// or `camera:N` (a webcam).
     #[arg(long)]
     input: Option<String>,
     /// Step a script input on a timer, every SECS seconds (otherwise space
@@ -207,9 +289,14 @@ struct PlayArgs {
     /// No terminal bell on flags and checks.
     #[arg(long)]
     quiet: bool,
-    /// The deck registry for a serial input: which tag is on which card.
-    #[arg(long, value_name = "FILE", default_value = "calibration/deck.toml")]
-    deck: PathBuf,
+    /// The deck: for a serial input, the tag registry (default
+    /// calibration/deck.toml); for a camera, a deck learned with `arbiter
+    /// deck learn` (default: the bundled printable deck).
+    #[arg(long, value_name = "FILE")]
+    deck: Option<PathBuf>,
+    /// A camera's calibration, written by `arbiter calibrate`.
+    #[arg(long, value_name = "FILE")]
+    calibration: Option<PathBuf>,
 }
 
 /// Bad input: exit status 2, per the README.
@@ -244,7 +331,8 @@ fn run(cli: Cli) -> Result<(), BadInput> {
             mat,
         } => {
             let delay = step_delay_of(step_delay)?;
-            if let Some(("serial", port)) = input.split_once(':') {
+            let device = matches!(input.split_once(':'), Some(("serial", _))) || is_vision(&input);
+            if device {
                 let setup_path = mat.setup.clone().ok_or_else(|| {
                     BadInput(anyhow::anyhow!(
                         "--input {input}: name the game with --setup FILE"
@@ -257,7 +345,10 @@ fn run(cli: Cli) -> Result<(), BadInput> {
                     ),
                     None => None,
                 };
-                let live = mat::spawn(mat.config(port)?);
+                let live = match input.split_once(':') {
+                    Some(("serial", port)) => mat::spawn(mat.config(port)?),
+                    _ => vision::open(&input, &mat.vision()).map_err(BadInput)?,
+                };
                 return headless(|out| {
                     run_live(&setup, live, out, &mut io::stderr(), json, journal)
                 });
@@ -301,6 +392,39 @@ fn run(cli: Cli) -> Result<(), BadInput> {
         }
         Command::Play(args) => play(args),
         Command::Mat { command } => mat_command(command),
+        Command::Recognise {
+            images,
+            deck,
+            calibration,
+            json,
+        } => recognise(&images, deck.as_deref(), calibration.as_deref(), json),
+        Command::Calibrate {
+            image,
+            camera,
+            deck,
+            out,
+        } => calibrate(image.as_deref(), camera, deck.as_deref(), &out),
+        Command::Deck {
+            command: DeckCommand::Learn { faces, out },
+        } => {
+            let model = arbiter::vision::templates::DeckModel::learn_dir(&faces)
+                .map_err(|e| BadInput(e.into()))?;
+            model.save(&out).map_err(|e| {
+                BadInput(anyhow::anyhow!("{}: cannot write: {e}", out.display()))
+            })?;
+            println!(
+                "{} card kinds learned from {} into {}{}",
+                model.kinds(),
+                faces.display(),
+                out.display(),
+                if model.has_corner_code() {
+                    " (the faces carry arbiter's corner code: read too)"
+                } else {
+                    ""
+                }
+            );
+            Ok(())
+        }
         Command::Deck {
             command: DeckCommand::Export { dir },
         } => {
@@ -314,6 +438,133 @@ fn run(cli: Cli) -> Result<(), BadInput> {
             Ok(())
         }
     }
+}
+
+/// `arbiter recognise`: each image read on its own, in order. An image
+/// that cannot be read is named on stderr and the others still are; the
+/// exit status is then 2.
+fn recognise(
+    images: &[PathBuf],
+    deck: Option<&Path>,
+    calibration: Option<&Path>,
+    json: bool,
+) -> Result<(), BadInput> {
+    let r = vision::recogniser(deck, calibration).map_err(BadInput)?;
+    let mut out = io::stdout().lock();
+    let mut failed = 0;
+    for path in images {
+        let img = match image::open(path) {
+            Ok(i) => i.to_rgb8(),
+            Err(e) => {
+                eprintln!("arbiter: {}: cannot read the image: {e}", path.display());
+                failed += 1;
+                continue;
+            }
+        };
+        let rec = r.recognise(&img);
+        if let Some(note) = &rec.note {
+            eprintln!("arbiter: {}: {note}", path.display());
+        }
+        let name = path.display().to_string();
+        let text = if json {
+            rec.to_json(&name) + "\n"
+        } else {
+            let (origin, grid) = rec.table().to_grid();
+            format!(
+                "# {name}{}\norigin = [{}, {}]\ntable = \"\"\"\n{grid}\"\"\"\n",
+                if rec.busy { " (busy: hands over the table)" } else { "" },
+                origin.col,
+                origin.row
+            )
+        };
+        if out.write_all(text.as_bytes()).is_err() {
+            return Ok(());
+        }
+    }
+    if failed > 0 {
+        return Err(BadInput(anyhow::anyhow!(
+            "{failed} of {} images could not be read",
+            images.len()
+        )));
+    }
+    Ok(())
+}
+
+/// `arbiter calibrate`: one frame of cards laid out, fitted and saved.
+fn calibrate(
+    image: Option<&Path>,
+    camera: Option<u32>,
+    deck: Option<&Path>,
+    out: &Path,
+) -> Result<(), BadInput> {
+    let bad = |e: anyhow::Error| BadInput(e);
+    let (frame, source) = match (image, camera) {
+        (Some(p), _) => (
+            image::open(p)
+                .map_err(|e| bad(anyhow::anyhow!("{}: cannot read the image: {e}", p.display())))?
+                .to_rgb8(),
+            p.display().to_string(),
+        ),
+        (None, Some(n)) => (camera_frame(n).map_err(bad)?, format!("camera:{n}")),
+        (None, None) => {
+            return Err(bad(anyhow::anyhow!(
+                "name the picture: --image FILE, or --camera N"
+            )));
+        }
+    };
+    let model = match deck {
+        Some(p) => Some(arbiter::vision::templates::DeckModel::load(p).map_err(|e| bad(e.into()))?),
+        None => None,
+    };
+    let id: &dyn arbiter::vision::cards::Identify = match &model {
+        Some(m) => m,
+        None => arbiter::vision::templates::DeckModel::bundled(),
+    };
+    let dets = arbiter::vision::cards::detect_with(&frame, id);
+    let cal = arbiter::vision::calibration::Calibration::from_detections(
+        &dets,
+        frame.dimensions(),
+        &source,
+    )
+    .map_err(|e| bad(anyhow::anyhow!("{source}: {e}")))?;
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| bad(anyhow::anyhow!("{}: cannot create: {e}", dir.display())))?;
+    }
+    cal.save(out)
+        .map_err(|e| bad(anyhow::anyhow!("{}: cannot write: {e}", out.display())))?;
+    let placed = cal.place(&dets).cells.len();
+    println!(
+        "calibrated from {source}: {placed} cards on the grid, a card {:.0} px wide; written to {} (pass it as --calibration {})",
+        cal.card_px,
+        out.display(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// One frame from a camera, after a moment for its exposure to settle.
+#[cfg(feature = "camera")]
+fn camera_frame(n: u32) -> anyhow::Result<image::RgbImage> {
+    use arbiter::input::frames::FrameSource;
+    let mut cam = arbiter::input::camera::CameraSource::open(n, (1280, 720), 30)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut last = None;
+    for _ in 0..15 {
+        match cam.next_frame() {
+            Ok(Some(f)) => last = Some(f.image),
+            Ok(None) => break,
+            Err(e) => anyhow::bail!("{e}"),
+        }
+    }
+    last.ok_or_else(|| anyhow::anyhow!("camera:{n}: no frame came"))
+}
+
+#[cfg(not(feature = "camera"))]
+fn camera_frame(n: u32) -> anyhow::Result<image::RgbImage> {
+    bail!(
+        "--camera {n}: this build has no camera support; build it with `cargo build --release --features camera`, or calibrate from a photograph with --image FILE"
+    )
 }
 
 fn mat_command(command: MatCommand) -> Result<(), BadInput> {
@@ -441,7 +692,8 @@ fn play(args: PlayArgs) -> Result<(), BadInput> {
             ),
             Some(i) if i.starts_with("serial:") => {
                 let port = &i["serial:".len()..];
-                let registry = Registry::load(&args.deck).map_err(|e| bad(e.into()))?;
+                let registry = Registry::load(args.deck.as_deref().unwrap_or(Path::new(REGISTRY)))
+                    .map_err(|e| bad(e.into()))?;
                 let cfg = MatConfig::new(PathBuf::from(port), registry);
                 (
                     setup_from_args(&args)?,
@@ -450,9 +702,24 @@ fn play(args: PlayArgs) -> Result<(), BadInput> {
                     None,
                 )
             }
+            Some(i) if is_vision(i) => {
+                let cfg = VisionConfig {
+                    deck: args.deck.clone(),
+                    calibration: args.calibration.clone(),
+                    realtime: true,
+                    ..VisionConfig::default()
+                };
+                let live = vision::open(i, &cfg).map_err(bad)?;
+                (
+                    setup_from_args(&args)?,
+                    Some(Src::Live(live)),
+                    i.to_string(),
+                    None,
+                )
+            }
             Some(other) => {
                 return Err(bad(anyhow::anyhow!(
-                    "--input {other}: this build reads mock, script:FILE or serial:PORT"
+                    "--input {other}: this build reads mock, script:FILE, serial:PORT, frames:DIR or camera:N"
                 )));
             }
         }
@@ -474,6 +741,7 @@ enum Src {
     Script(Box<Script>),
     Mock,
     Mat(MatConfig),
+    Live(arbiter::input::live::Live),
 }
 
 fn start_view(
@@ -494,6 +762,7 @@ fn start_view(
             Source::Mock(MockTable::new(&start).with_colours(&colours_of(&setup_script)))
         }
         Src::Mat(cfg) => Source::Live(mat::spawn(cfg)),
+        Src::Live(live) => Source::Live(live),
     };
     let (journal, observations) = match resumed {
         Some((journal, resumed)) => (journal, resumed.records),
@@ -604,7 +873,7 @@ fn script_input(input: &str) -> anyhow::Result<&Path> {
         Some(("script", file)) if !file.is_empty() => Ok(Path::new(file)),
         Some((kind, _)) => {
             bail!(
-                "--input {input}: unknown input kind {kind:?} (this build reads script:FILE or serial:PORT)"
+                "--input {input}: unknown input kind {kind:?} (this build reads script:FILE, serial:PORT, frames:DIR or camera:N)"
             )
         }
         None => bail!("--input {input}: write the input as KIND:WHERE, such as script:game.toml"),

@@ -1,9 +1,48 @@
 //! Frames from a camera or a directory of images, settled into
 //! observations.
+//!
+//! [`Settler`] is the settling state machine, free of threads and clocks
+//! (time comes from each frame's capture time), so it is tested directly
+//! on hand-made recognitions; [`spawn`] runs a [`FrameSource`] and a
+//! recogniser through it on a thread and reports to the referee loops the
+//! way the mat does.
+//!
+//! How a stream of recognitions becomes observations:
+//!
+//! - A *busy* frame is one the recogniser calls busy (hands over the table)
+//!   or one that differs from the frame before it by more than
+//!   [`SettleConfig::motion`] (see [`motion`]). The first busy frame of a
+//!   spell reports [`Observation::Busy`]; the spell lasts until the table
+//!   has settled again, so a hand that flickers in and out of view is one
+//!   spell, not many.
+//! - Calm frames gather in a *still window* while they agree with it: the
+//!   same occupied cells, and no cell read as one card in one frame and as
+//!   another in another (`??` agrees with anything). A frame that disagrees
+//!   starts a new window. Disagreement alone is not reported as busy: a
+//!   recogniser that misses a card for one frame would otherwise flash
+//!   busy on a quiet table; real changes come with motion anyway.
+//! - Once a window spans [`SettleConfig::settle`], its table is settled: a
+//!   cell read in any frame of the window takes that reading (the window
+//!   holds at most one reading per cell, so it is also the reading of the
+//!   majority of readable frames), a cell `??` in every frame stays
+//!   [`Token::Unreadable`] for the referee to flag. The table is reported
+//!   when it differs from the last one reported, so a hand that passes
+//!   without changing anything, or a long still stretch, reports nothing
+//!   new; a `??` read later in the same window improves the table and is
+//!   reported.
 
-use std::time::Duration;
+use std::ffi::OsStr;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Sender};
+use std::time::{Duration, Instant};
 
-use image::RgbImage;
+use image::{ImageReader, RgbImage};
+
+use super::live::{Health, Live, LiveEvent};
+use crate::observation::Observation;
+use crate::table::{Cell, Table, Token};
+use crate::vision::recognise::Recognition;
 
 /// One captured frame.
 pub struct Frame {
@@ -32,4 +71,1028 @@ pub trait FrameSource: Send {
     fn name(&self) -> String;
     /// The next frame; `Ok(None)` when the source has no more.
     fn next_frame(&mut self) -> Result<Option<Frame>, FrameError>;
+}
+
+/// A recording: the images of a directory in name order, as if captured at
+/// `fps`.
+pub struct DirSource {
+    dir: PathBuf,
+    files: Vec<PathBuf>,
+    next: usize,
+    fps: f32,
+}
+
+impl DirSource {
+    /// Lists the directory's images (`png`, `jpg`, `jpeg`, any case); other
+    /// files, such as the `.toml` truth files beside fixtures, are not
+    /// frames. Name order is byte order, so recordings want zero-padded
+    /// numbers.
+    pub fn open(dir: &Path, fps: f32) -> Result<DirSource, FrameError> {
+        if !(fps.is_finite() && fps > 0.0) {
+            return Err(FrameError::Source(format!(
+                "{}: frames per second must be positive, not {fps}",
+                dir.display()
+            )));
+        }
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| FrameError::Source(format!("{}: {e}", dir.display())))?;
+        let mut files = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| FrameError::Source(format!("{}: {e}", dir.display())))?;
+            let path = entry.path();
+            if is_image_name(&path) && path.is_file() {
+                files.push(path);
+            }
+        }
+        files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+        Ok(DirSource {
+            dir: dir.to_path_buf(),
+            files,
+            next: 0,
+            fps,
+        })
+    }
+
+    /// How many images the directory held when opened.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+fn is_image_name(path: &Path) -> bool {
+    path.extension().and_then(OsStr::to_str).is_some_and(|e| {
+        ["png", "jpg", "jpeg"]
+            .iter()
+            .any(|x| e.eq_ignore_ascii_case(x))
+    })
+}
+
+impl FrameSource for DirSource {
+    fn name(&self) -> String {
+        format!("frames:{}", self.dir.display())
+    }
+
+    fn next_frame(&mut self) -> Result<Option<Frame>, FrameError> {
+        let Some(path) = self.files.get(self.next) else {
+            return Ok(None);
+        };
+        // A bad file still takes its place in the recording's time, and the
+        // next call moves past it.
+        let index = self.next;
+        self.next += 1;
+        let label = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let at = Duration::from_secs_f64(index as f64 / f64::from(self.fps));
+        let image = ImageReader::open(path)
+            .and_then(ImageReader::with_guessed_format)
+            .map_err(|e| {
+                if e.kind() == io::ErrorKind::NotFound && !self.dir.is_dir() {
+                    FrameError::Source(format!("{}: the directory is gone", self.dir.display()))
+                } else {
+                    FrameError::Frame(format!("{label}: {e}"))
+                }
+            })?
+            .decode()
+            .map_err(|e| FrameError::Frame(format!("{label}: cannot decode: {e}")))?
+            .to_rgb8();
+        Ok(Some(Frame { image, at, label }))
+    }
+}
+
+/// How frames settle into observations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettleConfig {
+    /// How long the table must be still before it counts (500 ms: longer
+    /// than the mat's 300, as a camera's readings flicker more than tags
+    /// and the window is what the `??` votes are taken over).
+    pub settle: Duration,
+    /// A frame whose [`motion`] from the one before exceeds this is busy,
+    /// whatever the recogniser says; `None` ignores motion. The default, 4
+    /// grey levels, is a guess not yet calibrated on recordings: about a
+    /// hand's shadow, above a camera's noise once averaged into a
+    /// thumbnail, and near what a single card landing makes.
+    pub motion: Option<f32>,
+}
+
+impl Default for SettleConfig {
+    fn default() -> Self {
+        SettleConfig {
+            settle: Duration::from_millis(500),
+            motion: Some(4.0),
+        }
+    }
+}
+
+/// Frames that agree so far, and what each occupied cell reads.
+struct Window {
+    since: Duration,
+    frames: u32,
+    /// Sorted by cell; `Token::Unreadable` until some frame reads the cell.
+    cells: Vec<(Cell, Token)>,
+}
+
+impl Window {
+    fn agrees(&self, cells: &[(Cell, Token)]) -> bool {
+        self.cells.len() == cells.len()
+            && self.cells.iter().zip(cells).all(|(&(a, ta), &(b, tb))| {
+                a == b && (ta == tb || ta == Token::Unreadable || tb == Token::Unreadable)
+            })
+    }
+
+    fn add(&mut self, cells: &[(Cell, Token)]) {
+        self.frames += 1;
+        for ((_, mine), &(_, seen)) in self.cells.iter_mut().zip(cells) {
+            if *mine == Token::Unreadable {
+                *mine = seen;
+            }
+        }
+    }
+
+    fn table(&self) -> Table {
+        self.cells.iter().copied().collect()
+    }
+}
+
+/// Recognitions in, observations out (see the module's notes for the rules).
+pub struct Settler {
+    cfg: SettleConfig,
+    /// `None` while busy, and before the first frame.
+    window: Option<Window>,
+    /// Busy has been reported and the table has not settled since.
+    busy: bool,
+    /// The last table reported.
+    reported: Option<Table>,
+    /// The table of the latest window to settle, reported or not.
+    settled: Option<Table>,
+}
+
+impl Settler {
+    pub fn new(cfg: SettleConfig) -> Settler {
+        Settler {
+            cfg,
+            window: None,
+            busy: false,
+            reported: None,
+            settled: None,
+        }
+    }
+
+    /// One frame's recognition, captured `at`; `motion` is its [`motion`]
+    /// from the frame before, if measured.
+    pub fn push(
+        &mut self,
+        at: Duration,
+        rec: &Recognition,
+        motion: Option<f32>,
+    ) -> Option<Observation> {
+        let moving = motion
+            .zip(self.cfg.motion)
+            .is_some_and(|(m, limit)| m > limit);
+        if rec.busy || moving {
+            self.window = None;
+            if self.busy {
+                return None;
+            }
+            self.busy = true;
+            return Some(Observation::Busy);
+        }
+        let mut cells: Vec<(Cell, Token)> = rec.cells.iter().map(|r| (r.cell, r.token)).collect();
+        cells.sort_by_key(|&(c, _)| c);
+        // A recogniser that names a cell twice has two readings of one card:
+        // they must agree like readings of successive frames.
+        cells.dedup_by(|later, kept| {
+            if later.0 != kept.0 {
+                return false;
+            }
+            if kept.1 == Token::Unreadable {
+                kept.1 = later.1;
+            } else if later.1 != Token::Unreadable && later.1 != kept.1 {
+                kept.1 = Token::Unreadable;
+            }
+            true
+        });
+        match &mut self.window {
+            Some(w) if w.agrees(&cells) => w.add(&cells),
+            _ => {
+                self.window = Some(Window {
+                    since: at,
+                    frames: 1,
+                    cells,
+                })
+            }
+        }
+        let w = self.window.as_ref()?;
+        if at.saturating_sub(w.since) < self.cfg.settle {
+            return None;
+        }
+        self.settle()
+    }
+
+    /// The source has ended: a table still for fewer than `settle` is
+    /// reported anyway, since a recording's last frames are its final
+    /// position and no more frames will come to settle it. It must have
+    /// been seen in two agreeing frames at least (one frame is not
+    /// stillness); a spell of hands at the end reports nothing.
+    pub fn finish(&mut self) -> Option<Observation> {
+        match &self.window {
+            Some(w) if w.frames >= 2 => self.settle(),
+            _ => None,
+        }
+    }
+
+    fn settle(&mut self) -> Option<Observation> {
+        let table = self.window.as_ref()?.table();
+        self.busy = false;
+        self.settled = Some(table.clone());
+        if self.reported.as_ref() == Some(&table) {
+            return None;
+        }
+        self.reported = Some(table.clone());
+        Some(Observation::Table(table))
+    }
+
+    /// What the frames show now: busy until the table settles again, then
+    /// unreadable if the settled table holds a `??`.
+    pub fn health(&self) -> Health {
+        if self.busy {
+            Health::Busy
+        } else if self
+            .settled
+            .as_ref()
+            .is_some_and(|t| !t.unreadable_cells().is_empty())
+        {
+            Health::Unreadable
+        } else {
+            Health::Connected
+        }
+    }
+}
+
+/// A frame reduced for [`motion`]: grey, 32×18, each pixel the mean of its
+/// patch of the frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thumb([u8; THUMB_W * THUMB_H]);
+
+const THUMB_W: usize = 32;
+const THUMB_H: usize = 18;
+
+impl Thumb {
+    pub fn of(image: &RgbImage) -> Thumb {
+        let (w, h) = (image.width() as usize, image.height() as usize);
+        let mut out = [0u8; THUMB_W * THUMB_H];
+        if w == 0 || h == 0 {
+            return Thumb(out);
+        }
+        // Patches of a frame smaller than the thumbnail would be empty:
+        // each takes at least the pixel it starts on.
+        let span = |i: usize, n: usize, of: usize| {
+            let a = (i * n / of).min(n - 1);
+            (a, ((i + 1) * n / of).clamp(a + 1, n))
+        };
+        let raw = image.as_raw();
+        for ty in 0..THUMB_H {
+            let (y0, y1) = span(ty, h, THUMB_H);
+            for tx in 0..THUMB_W {
+                let (x0, x1) = span(tx, w, THUMB_W);
+                let mut sum = 0u64;
+                for y in y0..y1 {
+                    for p in raw[(y * w + x0) * 3..(y * w + x1) * 3].chunks_exact(3) {
+                        sum +=
+                            299 * u64::from(p[0]) + 587 * u64::from(p[1]) + 114 * u64::from(p[2]);
+                    }
+                }
+                let n = ((y1 - y0) * (x1 - x0) * 1000) as u64;
+                out[ty * THUMB_W + tx] = ((sum + n / 2) / n) as u8;
+            }
+        }
+        Thumb(out)
+    }
+}
+
+/// How much changed between two frames: the mean absolute difference of
+/// their thumbnails, 0–255 grey levels. Cheap enough for every frame, and
+/// blind to what the recogniser looks for, so a hand it misses (a glove, a
+/// sleeve, poor light) still moves pixels; averaging into patches first
+/// keeps sensor noise out of it.
+pub fn motion(prev: &Thumb, next: &Thumb) -> f32 {
+    let total: u32 = prev
+        .0
+        .iter()
+        .zip(&next.0)
+        .map(|(&a, &b)| u32::from(a.abs_diff(b)))
+        .sum();
+    total as f32 / (THUMB_W * THUMB_H) as f32
+}
+
+/// How [`spawn`] runs a source.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FramesConfig {
+    pub settle: SettleConfig,
+    /// Wait for each frame's capture time, so a recording replays as it
+    /// was filmed; off, it runs as fast as it decodes. A camera paces
+    /// itself either way.
+    pub realtime: bool,
+}
+
+/// Runs a source on a thread: each frame recognised, settled, and reported
+/// as observations; a bad frame is a note naming it and is skipped. The
+/// source's end flushes a table still at the end (see
+/// [`Settler::finish`]); a source that fails ends with a note saying why
+/// and flushes nothing, as its last frames may be from mid-move.
+pub fn spawn(
+    source: Box<dyn FrameSource>,
+    recognise: Box<dyn FnMut(&RgbImage) -> Recognition + Send>,
+    cfg: FramesConfig,
+) -> Live {
+    let (tx, rx) = mpsc::channel();
+    let name = source.name();
+    std::thread::spawn(move || run(source, recognise, cfg, tx));
+    Live {
+        name,
+        events: rx,
+        leds: None,
+    }
+}
+
+/// The health the loops take from an observation on their own
+/// (`tui::App::observe`), so it is not sent again.
+fn implied_health(obs: &Observation) -> Option<Health> {
+    match obs {
+        Observation::Busy => Some(Health::Busy),
+        Observation::Table(t) if !t.unreadable_cells().is_empty() => Some(Health::Unreadable),
+        Observation::Table(_) => Some(Health::Connected),
+        _ => None,
+    }
+}
+
+/// Stops when nobody listens any more (a send fails).
+fn run(
+    mut source: Box<dyn FrameSource>,
+    mut recognise: Box<dyn FnMut(&RgbImage) -> Recognition + Send>,
+    cfg: FramesConfig,
+    tx: Sender<LiveEvent>,
+) -> Option<()> {
+    let mut settler = Settler::new(cfg.settle.clone());
+    let mut shown = Health::Connected;
+    tx.send(LiveEvent::Health(shown.clone())).ok()?;
+    // Sends an observation, then the health if the settler's differs from
+    // what the loops now believe: a hand that left the table unchanged
+    // settles with no observation to say the table is calm again.
+    let report = |obs: Option<Observation>, settler: &Settler, shown: &mut Health| {
+        if let Some(obs) = obs {
+            if let Some(h) = implied_health(&obs) {
+                *shown = h;
+            }
+            tx.send(LiveEvent::Observation(obs)).ok()?;
+        }
+        let now = settler.health();
+        if now != *shown {
+            *shown = now.clone();
+            tx.send(LiveEvent::Health(now)).ok()?;
+        }
+        Some(())
+    };
+    let started = Instant::now();
+    let mut prev: Option<Thumb> = None;
+    // A recogniser's note (a stale calibration) is said when it changes,
+    // not on every frame.
+    let mut last_note: Option<String> = None;
+    loop {
+        match source.next_frame() {
+            Ok(Some(frame)) => {
+                if cfg.realtime
+                    && let Some(wait) = (started + frame.at).checked_duration_since(Instant::now())
+                {
+                    std::thread::sleep(wait);
+                }
+                let rec = recognise(&frame.image);
+                if rec.note != last_note {
+                    if let Some(n) = &rec.note {
+                        tx.send(LiveEvent::Note(n.clone())).ok()?;
+                    }
+                    last_note = rec.note.clone();
+                }
+                let moved = cfg.settle.motion.map(|_| {
+                    let thumb = Thumb::of(&frame.image);
+                    let m = prev.as_ref().map(|p| motion(p, &thumb));
+                    prev = Some(thumb);
+                    m
+                });
+                let obs = settler.push(frame.at, &rec, moved.flatten());
+                report(obs, &settler, &mut shown)?;
+            }
+            Ok(None) => {
+                report(settler.finish(), &settler, &mut shown)?;
+                tx.send(LiveEvent::Ended).ok()?;
+                return Some(());
+            }
+            Err(FrameError::Frame(why)) => tx.send(LiveEvent::Note(why)).ok()?,
+            Err(FrameError::Source(why)) => {
+                tx.send(LiveEvent::Note(why)).ok()?;
+                tx.send(LiveEvent::Ended).ok()?;
+                return Some(());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{Card, Colour, Piece};
+    use crate::vision::recognise::Reading;
+    use image::Rgb;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    const WN: Token = Token::Up(Card::new(Colour::White, Piece::Knight));
+    const BQ: Token = Token::Up(Card::new(Colour::Black, Piece::Queen));
+    const UNREAD: Token = Token::Unreadable;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn rec(cells: &[(i32, i32, Token)]) -> Recognition {
+        Recognition {
+            busy: false,
+            cells: cells
+                .iter()
+                .map(|&(c, r, token)| Reading {
+                    cell: Cell::new(c, r),
+                    token,
+                    confidence: if token == Token::Unreadable { 0.2 } else { 0.9 },
+                })
+                .collect(),
+            note: None,
+        }
+    }
+
+    fn busy() -> Recognition {
+        Recognition {
+            busy: true,
+            cells: Vec::new(),
+            note: None,
+        }
+    }
+
+    fn table(cells: &[(i32, i32, Token)]) -> Table {
+        cells
+            .iter()
+            .map(|&(c, r, t)| (Cell::new(c, r), t))
+            .collect()
+    }
+
+    fn settler(settle: u64) -> Settler {
+        Settler::new(SettleConfig {
+            settle: ms(settle),
+            motion: Some(4.0),
+        })
+    }
+
+    /// Pushes recognitions 100 ms apart from `start`; what each returned.
+    fn feed(s: &mut Settler, start: u64, recs: &[Recognition]) -> Vec<Option<Observation>> {
+        recs.iter()
+            .enumerate()
+            .map(|(i, r)| s.push(ms(start + 100 * i as u64), r, None))
+            .collect()
+    }
+
+    #[test]
+    fn a_still_table_settles_once() {
+        let mut s = settler(300);
+        let a = rec(&[(0, 0, WN)]);
+        let out = feed(&mut s, 0, &vec![a; 8]);
+        let expected = Some(Observation::Table(table(&[(0, 0, WN)])));
+        assert_eq!(out[..3], [None, None, None], "not still for 300 ms yet");
+        assert_eq!(out[3], expected, "still from 0 to 300 ms");
+        assert!(out[4..].iter().all(Option::is_none), "{out:?}");
+        assert_eq!(s.health(), Health::Connected);
+    }
+
+    #[test]
+    fn a_busy_spell_reports_busy_once_then_the_new_table() {
+        let mut s = settler(200);
+        let a = rec(&[(0, 0, WN)]);
+        let b = rec(&[(0, 0, WN), (1, 0, BQ)]);
+        feed(&mut s, 0, &[a.clone(), a.clone(), a]);
+        let out = feed(
+            &mut s,
+            300,
+            &[busy(), busy(), busy(), b.clone(), b.clone(), b],
+        );
+        assert_eq!(
+            out,
+            vec![
+                Some(Observation::Busy),
+                None,
+                None,
+                None,
+                None,
+                Some(Observation::Table(table(&[(0, 0, WN), (1, 0, BQ)]))),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_hand_back_before_the_table_settles_is_the_same_spell() {
+        let mut s = settler(200);
+        let a = rec(&[(0, 0, WN)]);
+        feed(&mut s, 0, &[a.clone(), a.clone(), a.clone()]);
+        let out = feed(&mut s, 300, &[busy(), a.clone(), busy(), a.clone()]);
+        assert_eq!(out, vec![Some(Observation::Busy), None, None, None]);
+        assert_eq!(s.health(), Health::Busy);
+        // Settled again, and unchanged: nothing to report, but calm.
+        let out = feed(&mut s, 700, &[a.clone(), a.clone()]);
+        assert_eq!(out, vec![None, None]);
+        assert_eq!(s.health(), Health::Connected);
+        assert_eq!(
+            feed(&mut s, 900, &[busy()]),
+            vec![Some(Observation::Busy)],
+            "a new spell after the table settled"
+        );
+    }
+
+    #[test]
+    fn motion_makes_a_frame_busy_whatever_the_recogniser_says() {
+        let mut s = settler(0);
+        let a = rec(&[(0, 0, WN)]);
+        assert_eq!(
+            s.push(ms(0), &a, None),
+            Some(Observation::Table(table(&[(0, 0, WN)])))
+        );
+        assert_eq!(s.push(ms(100), &a, Some(3.9)), None, "below the limit");
+        assert_eq!(s.push(ms(200), &a, Some(30.0)), Some(Observation::Busy));
+        let mut blind = Settler::new(SettleConfig {
+            settle: ms(0),
+            motion: None,
+        });
+        blind.push(ms(0), &a, None);
+        assert_eq!(blind.push(ms(100), &a, Some(30.0)), None, "motion ignored");
+    }
+
+    #[test]
+    fn flicker_takes_the_confident_reading_and_a_cell_never_read_stays_unreadable() {
+        let mut s = settler(300);
+        let out = feed(
+            &mut s,
+            0,
+            &[
+                rec(&[(0, 0, UNREAD), (1, 0, UNREAD)]),
+                rec(&[(0, 0, WN), (1, 0, UNREAD)]),
+                rec(&[(0, 0, UNREAD), (1, 0, UNREAD)]),
+                rec(&[(0, 0, WN), (1, 0, UNREAD)]),
+            ],
+        );
+        assert_eq!(
+            out[3],
+            Some(Observation::Table(table(&[(0, 0, WN), (1, 0, UNREAD)])))
+        );
+        assert_eq!(s.health(), Health::Unreadable);
+        // Read at last, with the table still: the better table is reported.
+        let out = feed(&mut s, 400, &[rec(&[(0, 0, UNREAD), (1, 0, BQ)])]);
+        assert_eq!(
+            out,
+            vec![Some(Observation::Table(table(&[(0, 0, WN), (1, 0, BQ)])))]
+        );
+        assert_eq!(s.health(), Health::Connected);
+    }
+
+    #[test]
+    fn a_different_card_is_a_change_even_through_unreadable_frames() {
+        let mut s = settler(200);
+        let out = feed(
+            &mut s,
+            0,
+            &[
+                rec(&[(0, 0, WN)]),
+                rec(&[(0, 0, UNREAD)]),
+                rec(&[(0, 0, BQ)]),
+                rec(&[(0, 0, BQ)]),
+                rec(&[(0, 0, UNREAD)]),
+            ],
+        );
+        assert_eq!(
+            out,
+            vec![
+                None,
+                None,
+                None,
+                None,
+                Some(Observation::Table(table(&[(0, 0, BQ)]))),
+            ],
+            "wN was never still for 200 ms; bQ from 200 ms is, at 400"
+        );
+    }
+
+    #[test]
+    fn a_change_that_does_not_last_is_never_reported() {
+        let mut s = settler(300);
+        let a = rec(&[(0, 0, WN)]);
+        let b = rec(&[(0, 0, WN), (1, 0, BQ)]);
+        feed(&mut s, 0, &vec![a.clone(); 4]);
+        let out = feed(
+            &mut s,
+            400,
+            &[b.clone(), b.clone(), b, a.clone(), a.clone(), a.clone(), a],
+        );
+        assert!(
+            out.iter().all(Option::is_none),
+            "b lasted 200 ms; a came back unchanged: {out:?}"
+        );
+    }
+
+    #[test]
+    fn a_card_missing_from_a_frame_breaks_the_stillness() {
+        let mut s = settler(200);
+        let a = rec(&[(0, 0, WN), (1, 0, BQ)]);
+        let out = feed(
+            &mut s,
+            0,
+            &[
+                a.clone(),
+                a.clone(),
+                rec(&[(0, 0, WN)]),
+                a.clone(),
+                a.clone(),
+                a,
+            ],
+        );
+        assert_eq!(out[..5], [None, None, None, None, None]);
+        assert!(matches!(out[5], Some(Observation::Table(_))));
+    }
+
+    #[test]
+    fn repeated_identical_tables_are_reported_once() {
+        let mut s = settler(100);
+        let a = rec(&[(0, 0, WN)]);
+        let mut tables = 0;
+        for spell in 0..3 {
+            let start = spell * 1000;
+            let out = feed(&mut s, start, &[busy(), a.clone(), a.clone(), a.clone()]);
+            tables += out
+                .iter()
+                .filter(|o| matches!(o, Some(Observation::Table(_))))
+                .count();
+            assert_eq!(out[0], Some(Observation::Busy));
+        }
+        assert_eq!(tables, 1);
+    }
+
+    #[test]
+    fn the_end_reports_a_table_still_too_briefly_but_not_a_single_frame_or_hands() {
+        let a = rec(&[(0, 0, WN)]);
+        let b = rec(&[(0, 0, BQ)]);
+        let mut s = settler(500);
+        feed(&mut s, 0, &vec![a.clone(); 6]);
+        feed(&mut s, 600, &[busy(), b.clone(), b.clone()]);
+        assert_eq!(
+            s.finish(),
+            Some(Observation::Table(table(&[(0, 0, BQ)]))),
+            "still for 100 ms when the recording ended"
+        );
+        assert_eq!(s.finish(), None, "already reported");
+
+        let mut s = settler(500);
+        feed(&mut s, 0, &vec![a.clone(); 6]);
+        feed(&mut s, 600, &[busy(), b.clone()]);
+        assert_eq!(s.finish(), None, "one frame is not stillness");
+
+        let mut s = settler(500);
+        feed(&mut s, 0, &vec![a.clone(); 6]);
+        feed(&mut s, 600, &[b.clone(), b, busy()]);
+        assert_eq!(s.finish(), None, "hands over the table at the end");
+        assert_eq!(s.health(), Health::Busy);
+    }
+
+    #[test]
+    fn an_empty_table_settles_like_any_other() {
+        let mut s = settler(0);
+        assert_eq!(
+            s.push(ms(0), &rec(&[]), None),
+            Some(Observation::Table(Table::new()))
+        );
+    }
+
+    #[test]
+    fn motion_measures_the_changed_share_of_the_picture() {
+        let black = RgbImage::from_pixel(64, 36, Rgb([0, 0, 0]));
+        let white = RgbImage::from_pixel(64, 36, Rgb([255, 255, 255]));
+        let mut half = black.clone();
+        for y in 0..36 {
+            for x in 0..32 {
+                half.put_pixel(x, y, Rgb([255, 255, 255]));
+            }
+        }
+        let (b, w, h) = (Thumb::of(&black), Thumb::of(&white), Thumb::of(&half));
+        assert_eq!(motion(&b, &b), 0.0);
+        assert_eq!(motion(&b, &w), 255.0);
+        assert_eq!(motion(&b, &h), 127.5);
+        // Frames smaller than the thumbnail still count every pixel.
+        let tiny = Thumb::of(&RgbImage::from_pixel(4, 4, Rgb([255, 0, 0])));
+        assert_eq!(tiny.0[0], tiny.0[THUMB_W * THUMB_H - 1]);
+        assert_eq!(tiny.0[0], 76, "red's luma");
+        assert_eq!(Thumb::of(&RgbImage::new(0, 0)), Thumb::of(&black));
+    }
+
+    /// A fresh directory under the system's temp dir, removed when dropped.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(what: &str) -> TempDir {
+            static N: AtomicU32 = AtomicU32::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "arbiter-frames-{}-{what}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+
+        fn png(&self, name: &str, colour: [u8; 3]) {
+            RgbImage::from_pixel(4, 4, Rgb(colour))
+                .save(self.0.join(name))
+                .unwrap();
+        }
+
+        fn file(&self, name: &str, bytes: &[u8]) {
+            std::fs::write(self.0.join(name), bytes).unwrap();
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn drain(src: &mut DirSource) -> Vec<Result<(String, Duration), String>> {
+        let mut out = Vec::new();
+        loop {
+            match src.next_frame() {
+                Ok(Some(f)) => out.push(Ok((f.label, f.at))),
+                Ok(None) => return out,
+                Err(FrameError::Frame(why)) => out.push(Err(why)),
+                Err(FrameError::Source(why)) => panic!("source failed: {why}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_directory_yields_its_images_in_name_order_and_nothing_else() {
+        let d = TempDir::new("order");
+        d.png("b.png", [0, 0, 0]);
+        d.png("a.png", [0, 0, 0]);
+        d.png("10.png", [0, 0, 0]);
+        d.png("2.PNG", [0, 0, 0]);
+        RgbImage::from_pixel(4, 4, Rgb([9, 9, 9]))
+            .save(d.0.join("c.jpg"))
+            .unwrap();
+        d.file("a.toml", b"truth = true\n");
+        d.file("notes.txt", b"not a frame");
+        std::fs::create_dir(d.0.join("sub.png")).unwrap();
+        let mut src = DirSource::open(&d.0, 4.0).unwrap();
+        assert_eq!(src.len(), 5);
+        let frames = drain(&mut src);
+        let labels: Vec<_> = frames
+            .iter()
+            .map(|f| f.as_ref().unwrap().0.as_str())
+            .collect();
+        assert_eq!(labels, ["10.png", "2.PNG", "a.png", "b.png", "c.jpg"]);
+        assert_eq!(frames[4].as_ref().unwrap().1, ms(1000), "4 fps");
+        assert!(src.next_frame().unwrap().is_none(), "ended stays ended");
+        assert!(src.name().starts_with("frames:"));
+    }
+
+    #[test]
+    fn a_bad_file_is_named_and_skipped() {
+        let d = TempDir::new("bad");
+        d.png("00.png", [0, 0, 0]);
+        d.file("01.png", b"\x89PNG\r\n\x1a\nthis is not the rest of a png");
+        d.png("02.png", [0, 0, 0]);
+        let mut src = DirSource::open(&d.0, 10.0).unwrap();
+        let frames = drain(&mut src);
+        assert_eq!(frames.len(), 3, "{frames:?}");
+        let Err(why) = &frames[1] else {
+            panic!("{frames:?}")
+        };
+        assert!(why.starts_with("01.png: cannot decode"), "{why}");
+        assert_eq!(
+            frames[2],
+            Ok(("02.png".to_string(), ms(200))),
+            "the bad file keeps its place in time"
+        );
+    }
+
+    #[test]
+    fn a_missing_directory_is_named() {
+        let d = TempDir::new("missing");
+        let gone = d.0.join("nowhere");
+        let Err(FrameError::Source(why)) = DirSource::open(&gone, 10.0) else {
+            panic!("a missing directory opens")
+        };
+        assert!(why.contains(&gone.display().to_string()), "{why}");
+        let Err(FrameError::Source(why)) = DirSource::open(&d.0, 0.0) else {
+            panic!("0 fps accepted")
+        };
+        assert!(why.contains("frames per second"), "{why}");
+    }
+
+    #[test]
+    fn a_directory_removed_while_playing_ends_the_source() {
+        let d = TempDir::new("removed");
+        d.png("00.png", [0, 0, 0]);
+        d.png("01.png", [0, 0, 0]);
+        let mut src = DirSource::open(&d.0, 10.0).unwrap();
+        assert!(src.next_frame().unwrap().is_some());
+        std::fs::remove_dir_all(&d.0).unwrap();
+        assert!(matches!(src.next_frame(), Err(FrameError::Source(_))));
+    }
+
+    const RED: [u8; 3] = [255, 0, 0];
+    const BLUE: [u8; 3] = [0, 0, 255];
+    const WHITE: [u8; 3] = [255, 255, 255];
+
+    /// Reads a test frame's table from its colour: red a lone knight, blue
+    /// the knight and an unreadable card beside it, white a hand.
+    fn by_colour(image: &RgbImage) -> Recognition {
+        match image.get_pixel(0, 0).0 {
+            RED => rec(&[(0, 0, WN)]),
+            BLUE => rec(&[(0, 0, WN), (1, 0, UNREAD)]),
+            WHITE => busy(),
+            other => panic!("no table is {other:?}"),
+        }
+    }
+
+    fn collect(live: Live) -> Vec<LiveEvent> {
+        let events: Vec<LiveEvent> = live.events.iter().collect();
+        events
+            .into_iter()
+            .map(|e| match e {
+                // The decoder's words are its own; the file name is ours.
+                LiveEvent::Note(n) if n.starts_with("03.png: cannot decode") => {
+                    LiveEvent::Note("03.png".into())
+                }
+                e => e,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_recording_plays_through_to_the_exact_events() {
+        let d = TempDir::new("play");
+        let frames: [(&str, Option<[u8; 3]>); 14] = [
+            ("00.png", Some(RED)),
+            ("01.png", Some(RED)),
+            ("02.png", Some(RED)), // 200 ms: still since 0, settled
+            ("03.png", None),      // corrupt
+            ("04.png", Some(WHITE)),
+            ("05.png", Some(RED)), // moved from white: still busy
+            ("06.png", Some(RED)),
+            ("07.png", Some(RED)),
+            ("08.png", Some(RED)), // 800 ms: settled, unchanged
+            ("09.png", Some(BLUE)),
+            ("10.png", Some(BLUE)), // still from here
+            ("11.png", Some(BLUE)),
+            ("12.png", Some(BLUE)), // 1200 ms: settled
+            ("13.png", Some(RED)),  // moved, and the end
+        ];
+        for (name, colour) in frames {
+            match colour {
+                Some(c) => d.png(name, c),
+                None => d.file(name, b"not a png at all"),
+            }
+        }
+        d.file("truth.toml", b"");
+        let cfg = FramesConfig {
+            settle: SettleConfig {
+                settle: ms(200),
+                ..SettleConfig::default()
+            },
+            realtime: false,
+        };
+        let live = spawn(
+            Box::new(DirSource::open(&d.0, 10.0).unwrap()),
+            Box::new(by_colour),
+            cfg,
+        );
+        assert!(live.leds.is_none());
+        assert_eq!(
+            collect(live),
+            vec![
+                LiveEvent::Health(Health::Connected),
+                LiveEvent::Observation(Observation::Table(table(&[(0, 0, WN)]))),
+                LiveEvent::Note("03.png".into()),
+                LiveEvent::Observation(Observation::Busy),
+                // The hand left the knight alone: calm again, no table.
+                LiveEvent::Health(Health::Connected),
+                LiveEvent::Observation(Observation::Busy),
+                LiveEvent::Observation(Observation::Table(table(&[(0, 0, WN), (1, 0, UNREAD)]))),
+                LiveEvent::Observation(Observation::Busy),
+                LiveEvent::Ended,
+            ]
+        );
+    }
+
+    #[test]
+    fn the_end_of_a_recording_flushes_its_last_position() {
+        let d = TempDir::new("flush");
+        for i in 0..3 {
+            d.png(&format!("{i:02}.png"), RED);
+        }
+        for i in 3..6 {
+            d.png(&format!("{i:02}.png"), BLUE);
+        }
+        let live = spawn(
+            Box::new(DirSource::open(&d.0, 10.0).unwrap()),
+            Box::new(by_colour),
+            FramesConfig {
+                settle: SettleConfig {
+                    settle: ms(200),
+                    ..SettleConfig::default()
+                },
+                realtime: false,
+            },
+        );
+        assert_eq!(
+            collect(live),
+            vec![
+                LiveEvent::Health(Health::Connected),
+                LiveEvent::Observation(Observation::Table(table(&[(0, 0, WN)]))),
+                LiveEvent::Observation(Observation::Busy),
+                // Still for 100 ms of the 200 when the recording ended.
+                LiveEvent::Observation(Observation::Table(table(&[(0, 0, WN), (1, 0, UNREAD)]))),
+                LiveEvent::Ended,
+            ]
+        );
+    }
+
+    /// A source that gives one frame and then fails.
+    struct Unplugged(bool);
+
+    impl FrameSource for Unplugged {
+        fn name(&self) -> String {
+            "camera:test".into()
+        }
+
+        fn next_frame(&mut self) -> Result<Option<Frame>, FrameError> {
+            if std::mem::replace(&mut self.0, true) {
+                return Err(FrameError::Source("camera:test: unplugged".into()));
+            }
+            Ok(Some(Frame {
+                image: RgbImage::from_pixel(4, 4, Rgb(RED)),
+                at: Duration::ZERO,
+                label: "#0".into(),
+            }))
+        }
+    }
+
+    #[test]
+    fn a_failed_source_ends_with_why_and_flushes_nothing() {
+        let live = spawn(
+            Box::new(Unplugged(false)),
+            Box::new(by_colour),
+            FramesConfig::default(),
+        );
+        assert_eq!(live.name, "camera:test");
+        assert_eq!(
+            collect(live),
+            vec![
+                LiveEvent::Health(Health::Connected),
+                LiveEvent::Note("camera:test: unplugged".into()),
+                LiveEvent::Ended,
+            ]
+        );
+    }
+
+    #[test]
+    fn realtime_replays_at_the_recorded_pace() {
+        let d = TempDir::new("pace");
+        for i in 0..3 {
+            d.png(&format!("{i}.png"), RED);
+        }
+        let started = Instant::now();
+        let live = spawn(
+            Box::new(DirSource::open(&d.0, 20.0).unwrap()),
+            Box::new(by_colour),
+            FramesConfig {
+                realtime: true,
+                ..FramesConfig::default()
+            },
+        );
+        let events = collect(live);
+        assert_eq!(events.last(), Some(&LiveEvent::Ended));
+        assert!(
+            started.elapsed() >= ms(100),
+            "the third frame is at 100 ms: {:?}",
+            started.elapsed()
+        );
+    }
 }

@@ -2,8 +2,11 @@
 //! [`Observation`](crate::observation::Observation)s. The referee never sees
 //! where they came from.
 
+#[cfg(feature = "camera")]
+pub mod camera;
 pub mod frames;
 pub mod live;
+pub mod vision;
 pub mod mat;
 pub mod matplan;
 pub mod matsim;

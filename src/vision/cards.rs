@@ -290,6 +290,10 @@ fn examine(
     let rim = (top + bottom + left + right) * edge;
     let fill = (blob.len() as f32 + rim) / area.max(1.0);
     let shaped = (1.15..1.75).contains(&aspect) && (0.9..1.12).contains(&fill) && !at_edge;
+    if std::env::var("DBG").is_ok() {
+        let c = corners.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0));
+        eprintln!("  blob n={} edge={edge} c=({:.0},{:.0}) aspect={aspect:.2} fill={fill:.2} at_edge={at_edge} shaped={shaped} short={:.0}", blob.len(), c.0, c.1, (top+bottom)/2.0);
+    }
     let centre =
         intersect((corners[0], corners[2]), (corners[1], corners[3])).unwrap_or_else(|| {
             let c = corners
@@ -666,6 +670,7 @@ mod tests {
     /// centre.
     fn run(t: &Table, p: &SceneParams, tally: &mut Tally, strict: bool, covered_only: bool) {
         let s = render(t, p, &card_image, cloth());
+        if std::env::var("DUMP").is_ok() { s.image.save(format!("/tmp/scene_{}.png", p.seed)).unwrap_or(()); }
         let found = detect(&s.image);
         let (cw, _) = p.card_size();
         for ct in &s.truth {
@@ -693,6 +698,7 @@ mod tests {
                 assert_eq!(d.token, Some(ct.token), "{:?}", ct.cell);
             }
             let Some(d) = near.first() else {
+                eprintln!("MISSED {:?} seed {} at ({:.0},{:.0}) turns {} angle {:.0}", ct.cell, p.seed, ct.centre_px.0, ct.centre_px.1, ct.turns, ct.angle_deg);
                 tally.missed += 1;
                 continue;
             };

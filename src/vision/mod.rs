@@ -3,6 +3,12 @@
 //! [`scene`] renders synthetic frames with known truth for the tests and the
 //! image fixtures.
 
+pub mod accuracy;
+pub mod calibration;
 pub mod cards;
+pub mod fixtures;
+pub mod lattice;
 pub mod recognise;
+pub mod record;
 pub mod scene;
+pub mod templates;

@@ -1,6 +1,12 @@
 //! A frame to a reading of the table: cards found, placed on cells, read.
 
-use crate::table::{Cell, Token};
+use image::RgbImage;
+
+use crate::table::{Cell, Table, Token};
+use crate::vision::calibration::Calibration;
+use crate::vision::cards::{detect_with, hand_present};
+use crate::vision::lattice;
+use crate::vision::templates::DeckModel;
 
 /// One occupied cell as read from a frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,4 +25,111 @@ pub struct Recognition {
     pub busy: bool,
     /// Occupied cells, sorted row-major.
     pub cells: Vec<Reading>,
+    /// Something the players should know about the reading (a calibration
+    /// that no longer fits the scene).
+    pub note: Option<String>,
+}
+
+impl Recognition {
+    /// The cells as a table (for the referee); `??` where unread.
+    pub fn table(&self) -> Table {
+        self.cells.iter().map(|r| (r.cell, r.token)).collect()
+    }
+
+    /// One JSON line: `{"image", "busy", "cells": [{"cell", "token",
+    /// "confidence"}]}`.
+    pub fn to_json(&self, image: &str) -> String {
+        let cells: Vec<serde_json::Value> = self
+            .cells
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "cell": [r.cell.col, r.cell.row],
+                    "token": r.token.to_string(),
+                    "confidence": (f64::from(r.confidence) * 100.0).round() / 100.0,
+                })
+            })
+            .collect();
+        serde_json::json!({"image": image, "busy": self.busy, "cells": cells}).to_string()
+    }
+}
+
+/// How to read frames: which deck, and the camera's calibration if any.
+pub struct Recogniser {
+    deck: Deck,
+    calibration: Option<Calibration>,
+}
+
+/// The deck's learned faces: the bundled deck's, or a file's.
+pub enum Deck {
+    Bundled,
+    Learned(Box<DeckModel>),
+}
+
+impl Deck {
+    fn model(&self) -> &DeckModel {
+        match self {
+            Deck::Bundled => DeckModel::bundled(),
+            Deck::Learned(m) => m,
+        }
+    }
+}
+
+impl Recogniser {
+    pub fn new(deck: Deck, calibration: Option<Calibration>) -> Self {
+        Recogniser { deck, calibration }
+    }
+
+    /// The bundled deck, no calibration.
+    pub fn bundled() -> Self {
+        Recogniser::new(Deck::Bundled, None)
+    }
+
+    pub fn calibration(&self) -> Option<&Calibration> {
+        self.calibration.as_ref()
+    }
+
+    /// Reads one frame. With a calibration that no longer fits the frame
+    /// the cells come from the cards alone, and the reading's `note` says
+    /// why.
+    pub fn recognise(&self, frame: &RgbImage) -> Recognition {
+        let dets = detect_with(frame, self.deck.model());
+        let busy = hand_present(frame);
+        let size = frame.dimensions();
+        let (placement, stale) = match &self.calibration {
+            Some(cal) if dets.is_empty() => (None, cal.check(&dets, size).err()),
+            Some(cal) => match cal.check(&dets, size) {
+                Ok(()) => (Some(lattice::place(&cal.lattice, &dets)), None),
+                Err(stale) => (lattice::fit(&dets), Some(stale)),
+            },
+            None => (lattice::fit(&dets), None),
+        };
+        let mut cells: Vec<Reading> = Vec::new();
+        if let Some(p) = placement {
+            for &(cell, i) in &p.cells {
+                let d = &dets[i];
+                let (token, confidence) = match d.token {
+                    Some(t) => (t, d.confidence),
+                    None => (Token::Unreadable, d.confidence),
+                };
+                match cells.iter_mut().find(|r| r.cell == cell) {
+                    // Two cards on one cell: neither is trusted.
+                    Some(r) => {
+                        r.token = Token::Unreadable;
+                        r.confidence = r.confidence.min(confidence);
+                    }
+                    None => cells.push(Reading {
+                        cell,
+                        token,
+                        confidence,
+                    }),
+                }
+            }
+        }
+        cells.sort_by_key(|r| (r.cell.row, r.cell.col));
+        let note = stale.map(|s| {
+            format!("{s}; cells come from the cards alone until `arbiter calibrate` is run again")
+        });
+        Recognition { busy, cells, note }
+    }
 }

@@ -107,6 +107,11 @@ pub struct SceneParams {
     /// JPEG).
     pub jpeg_quality: Option<u8>,
     pub hand: Option<HandParams>,
+    /// A recording: the layout cell that sits at the plane origin, fixed for
+    /// every frame, and each card's jitter, turn and skew drawn from its
+    /// cell, so that cards stay put from frame to frame as the board grows.
+    /// `None` centres each table on its own bounding box.
+    pub anchor: Option<(f32, f32)>,
     pub seed: u64,
 }
 
@@ -134,6 +139,7 @@ impl SceneParams {
             noise_sigma: 0.0,
             jpeg_quality: None,
             hand: None,
+            anchor: None,
             seed: 0,
         }
     }
@@ -587,10 +593,10 @@ pub fn render(
     let card = p.card_size();
     let pitch = p.cell_pitch();
     let (lo, hi) = table.bounds().unwrap_or_default();
-    let centre_cell = (
+    let centre_cell = p.anchor.unwrap_or((
         (lo.col + hi.col) as f32 / 2.0,
         (lo.row + hi.row) as f32 / 2.0,
-    );
+    ));
     let (rs, rc) = p.layout_rotation_deg.to_radians().sin_cos();
     let offset = {
         let m = 0.03 * fw.min(fh) as f32;
@@ -625,6 +631,14 @@ pub fn render(
             images.push(img);
             images.len() - 1
         });
+        let mut cell_rng;
+        let layout_rng = if p.anchor.is_some() {
+            let key = (cell.col as u32 as u64) << 32 | cell.row as u32 as u64;
+            cell_rng = StdRng::seed_from_u64(p.seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            &mut cell_rng
+        } else {
+            &mut layout_rng
+        };
         let jx = layout_rng.random_range(-1.0..=1.0f32) * p.gap_jitter_px;
         let jy = layout_rng.random_range(-1.0..=1.0f32) * p.gap_jitter_px;
         let turns: u8 = if p.quarter_turns {
