@@ -31,7 +31,10 @@ fn main() -> Result<(), String> {
         all_times.extend(times);
     }
     all_times.sort();
-    let median = all_times.get(all_times.len() / 2).copied().unwrap_or_default();
+    let median = all_times
+        .get(all_times.len() / 2)
+        .copied()
+        .unwrap_or_default();
     println!("{:<9} {all}  median {median:.1?}/frame", "all");
     Ok(())
 }

@@ -409,9 +409,9 @@ fn run(cli: Cli) -> Result<(), BadInput> {
         } => {
             let model = arbiter::vision::templates::DeckModel::learn_dir(&faces)
                 .map_err(|e| BadInput(e.into()))?;
-            model.save(&out).map_err(|e| {
-                BadInput(anyhow::anyhow!("{}: cannot write: {e}", out.display()))
-            })?;
+            model
+                .save(&out)
+                .map_err(|e| BadInput(anyhow::anyhow!("{}: cannot write: {e}", out.display())))?;
             println!(
                 "{} card kinds learned from {} into {}{}",
                 model.kinds(),
@@ -472,7 +472,11 @@ fn recognise(
             let (origin, grid) = rec.table().to_grid();
             format!(
                 "# {name}{}\norigin = [{}, {}]\ntable = \"\"\"\n{grid}\"\"\"\n",
-                if rec.busy { " (busy: hands over the table)" } else { "" },
+                if rec.busy {
+                    " (busy: hands over the table)"
+                } else {
+                    ""
+                },
                 origin.col,
                 origin.row
             )
@@ -501,7 +505,12 @@ fn calibrate(
     let (frame, source) = match (image, camera) {
         (Some(p), _) => (
             image::open(p)
-                .map_err(|e| bad(anyhow::anyhow!("{}: cannot read the image: {e}", p.display())))?
+                .map_err(|e| {
+                    bad(anyhow::anyhow!(
+                        "{}: cannot read the image: {e}",
+                        p.display()
+                    ))
+                })?
                 .to_rgb8(),
             p.display().to_string(),
         ),

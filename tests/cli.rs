@@ -131,7 +131,7 @@ fn deck_export_writes_every_face_and_the_sheets() {
     for token in ["wK", "bQ", "rN", "uP", "back"] {
         assert!(dir.join(format!("{token}.png")).exists(), "{token}.png");
     }
-    assert!(dir.join("sheet-1.png").exists());
+    assert!(dir.join("sheets/sheet-1.png").exists());
     let o = arbiter(&["deck", "export", "/proc/no-such-place"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/proc/no-such-place"), "{}", stderr(&o));

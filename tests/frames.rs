@@ -12,9 +12,9 @@ use arbiter::event::Event;
 use arbiter::replay::replay;
 use arbiter::script::Script;
 use arbiter::vision::accuracy::{Score, recogniser_for, run_set};
-use arbiter::vision::record::{Filming, film};
 use arbiter::vision::fixtures::Deck;
 use arbiter::vision::recognise::{Deck as Faces, Recogniser};
+use arbiter::vision::record::{Filming, film};
 use arbiter::vision::scene::write_set;
 use arbiter::vision::templates::DeckModel;
 use serde_json::Value;
@@ -70,7 +70,10 @@ fn fixture_sets_are_read_with_no_confident_wrong_card() {
         let (score, _) = run_set(&set, &r).unwrap();
         println!("{name:<9} {score}");
         assert_eq!(score.confident_wrong, 0, "{name}: {score}");
-        assert_eq!(score.busy_called, score.busy_frames, "{name}: a hand missed");
+        assert_eq!(
+            score.busy_called, score.busy_frames,
+            "{name}: a hand missed"
+        );
         assert!(score.accuracy() >= floor(&name), "{name}: {score}");
         all.add(&score);
     }
@@ -137,11 +140,16 @@ fn a_filmed_game_replays_from_its_frames_to_the_scripts_events() {
         arbiter::observation::Observation::Table(t) => t.bounds(),
         _ => None,
     });
-    let d = first.map(|(lo, _)| (i64::from(lo.col), i64::from(lo.row))).unwrap();
+    let d = first
+        .map(|(lo, _)| (i64::from(lo.col), i64::from(lo.row)))
+        .unwrap();
     let want: Vec<Value> = want.iter().map(|v| normalise(v, (0, 0))).collect();
     let got: Vec<Value> = got.iter().map(|v| normalise(v, d)).collect();
     assert_eq!(got, want, "frames in {}", dir.display());
-    assert!(want.iter().any(|e| e["event"] == "flag"), "the demo shows its flags");
+    assert!(
+        want.iter().any(|e| e["event"] == "flag"),
+        "the demo shows its flags"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -162,7 +170,11 @@ fn a_deck_learned_from_its_exported_faces_reads_as_well_as_the_bundled_one() {
     let dir = temp_dir("learn");
     let faces = dir.join("faces");
     let out = arbiter(&["deck", "export", faces.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let model = dir.join("learned.toml");
     let out = arbiter(&[
         "deck",
@@ -172,13 +184,20 @@ fn a_deck_learned_from_its_exported_faces_reads_as_well_as_the_bundled_one() {
         "--out",
         model.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let learned = DeckModel::load(&model).unwrap();
     let bundled = printed_sets(&Recogniser::bundled());
     let mine = printed_sets(&Recogniser::new(Faces::Learned(Box::new(learned)), None));
     println!("bundled {bundled}\nlearned {mine}");
     assert_eq!(mine.confident_wrong, 0);
-    assert!(mine.correct >= bundled.correct, "learned {mine} vs bundled {bundled}");
+    assert!(
+        mine.correct >= bundled.correct,
+        "learned {mine} vs bundled {bundled}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -191,7 +210,10 @@ fn recognise_prints_one_json_line_per_image_and_names_a_bad_one() {
     let out = arbiter(&["recognise", "--json", good, bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("broken.png: cannot read the image"), "{stderr}");
+    assert!(
+        stderr.contains("broken.png: cannot read the image"),
+        "{stderr}"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 1);
@@ -223,14 +245,28 @@ fn calibrate_writes_a_calibration_that_recognise_uses_and_finds_stale() {
     let dir = temp_dir("calibrate");
     let cal = dir.join("camera.toml");
     let frame = "fixtures/frames/tilted/003.jpg";
-    let out = arbiter(&["calibrate", "--image", frame, "--out", cal.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = arbiter(&[
+        "calibrate",
+        "--image",
+        frame,
+        "--out",
+        cal.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&cal).unwrap();
     assert!(text.contains("cell_to_image"), "{text}");
     // The same camera: no complaint, the cells of the calibration.
     let out = arbiter(&["recognise", "--calibration", cal.to_str().unwrap(), frame]);
     assert!(out.status.success());
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Another camera angle: the calibration no longer fits, and says so.
     let out = arbiter(&[
         "recognise",
@@ -251,7 +287,13 @@ fn calibrate_writes_a_calibration_that_recognise_uses_and_finds_stale() {
     image::RgbImage::from_pixel(320, 180, image::Rgb([38, 102, 58]))
         .save(&blank)
         .unwrap();
-    let out = arbiter(&["calibrate", "--image", blank.to_str().unwrap(), "--out", cal.to_str().unwrap()]);
+    let out = arbiter(&[
+        "calibrate",
+        "--image",
+        blank.to_str().unwrap(),
+        "--out",
+        cal.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("blank.png"));
     let _ = std::fs::remove_dir_all(&dir);

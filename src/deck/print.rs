@@ -676,10 +676,11 @@ fn save(img: &RgbImage, path: &Path) -> io::Result<()> {
     img.save(path).map_err(io::Error::other)
 }
 
-/// Writes `wK.png` … `uP.png` (the 24 En Prise faces), `back.png`, the A4
-/// sheets of the full deck (`sheet-1.png` …, 64 faces, nine to a sheet) and
-/// `sheet-back.png` (nine backs, for the reverse side), and returns the paths
-/// written, cards first.
+/// Writes `wK.png` … `uP.png` (the 24 En Prise faces), `back.png`, and in
+/// `sheets/` the A4 sheets of the full deck (`sheet-1.png` …, 64 faces, nine
+/// to a sheet) and `sheet-back.png` (nine backs, for the reverse side), and
+/// returns the paths written, cards first. The faces stand alone in `DIR`
+/// so that `arbiter deck learn --faces DIR` reads them as they are.
 pub fn export(dir: &Path) -> io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut paths = Vec::new();
@@ -699,17 +700,19 @@ pub fn export(dir: &Path) -> io::Result<Vec<PathBuf>> {
     save(&back, &path)?;
     paths.push(path);
 
+    let sheets = dir.join("sheets");
+    std::fs::create_dir_all(&sheets)?;
     let deck = full_deck();
     let images: Vec<&RgbImage> = deck
         .iter()
         .filter_map(|c| faces.iter().find(|(k, _)| k == c).map(|(_, img)| img))
         .collect();
     for (i, chunk) in images.chunks(9).enumerate() {
-        let path = dir.join(format!("sheet-{}.png", i + 1));
+        let path = sheets.join(format!("sheet-{}.png", i + 1));
         save(&sheet(chunk), &path)?;
         paths.push(path);
     }
-    let path = dir.join("sheet-back.png");
+    let path = sheets.join("sheet-back.png");
     save(&sheet(&[&back; 9]), &path)?;
     paths.push(path);
     Ok(paths)

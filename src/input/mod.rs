@@ -6,9 +6,9 @@
 pub mod camera;
 pub mod frames;
 pub mod live;
-pub mod vision;
 pub mod mat;
 pub mod matplan;
 pub mod matsim;
 pub mod mock;
 pub mod script;
+pub mod vision;

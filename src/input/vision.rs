@@ -62,9 +62,9 @@ pub fn open(input: &str, cfg: &VisionConfig) -> anyhow::Result<Live> {
             Box::new(DirSource::open(Path::new(dir), cfg.fps).map_err(|e| anyhow!("{e}"))?)
         }
         Some(("camera", n)) => {
-            let index: u32 = n
-                .parse()
-                .with_context(|| format!("--input {input}: name the camera by number, such as camera:0"))?;
+            let index: u32 = n.parse().with_context(|| {
+                format!("--input {input}: name the camera by number, such as camera:0")
+            })?;
             camera(index)?
         }
         _ => anyhow::bail!("--input {input}: write frames:DIR or camera:N"),

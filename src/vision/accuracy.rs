@@ -46,18 +46,16 @@ impl Truth {
                     .and_then(|o| Some((o.first()?.as_integer()?, o.get(1)?.as_integer()?)))
                     .unwrap_or((0, 0));
                 let origin = Cell::new(origin.0 as i32, origin.1 as i32);
-                truth.table =
-                    Table::parse_grid(grid, origin).map_err(|e| {
-                    format!("{file}: table line {}: {}", e.line + 1, e.message)
-                })?;
+                truth.table = Table::parse_grid(grid, origin)
+                    .map_err(|e| format!("{file}: table line {}: {}", e.line + 1, e.message))?;
             }
         }
         Ok(truth)
     }
 
     pub fn load(path: &Path) -> Result<Truth, String> {
-        let text =
-            fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let text = fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         Truth::parse(&path.display().to_string(), &text)
     }
 }
@@ -215,8 +213,7 @@ pub fn score(truth: &Truth, rec: &Recognition) -> Score {
 /// order.
 pub fn frames_of(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
     let mut out = Vec::new();
-    let entries =
-        fs::read_dir(dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+    let entries = fs::read_dir(dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
     for e in entries {
         let path = e.map_err(|e| format!("{}: {e}", dir.display()))?.path();
         let ext = path
@@ -232,6 +229,37 @@ pub fn frames_of(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
     }
     out.sort();
     Ok(out)
+}
+
+/// The recogniser a fixture set asks for: the bundled deck, or the deck
+/// learned from the faces its `DECK` file names (relative to `root`, the
+/// repository).
+pub fn recogniser_for(set: &Path, root: &Path) -> Result<Recogniser, String> {
+    let deck_file = set.join("DECK");
+    if !deck_file.exists() {
+        return Ok(Recogniser::bundled());
+    }
+    let faces =
+        fs::read_to_string(&deck_file).map_err(|e| format!("{}: {e}", deck_file.display()))?;
+    let model = DeckModel::learn_dir(&root.join(faces.trim())).map_err(|e| e.to_string())?;
+    Ok(Recogniser::new(Deck::Learned(Box::new(model)), None))
+}
+
+/// Recognises every frame of a set and scores it; also each frame's time.
+pub fn run_set(set: &Path, r: &Recogniser) -> Result<(Score, Vec<std::time::Duration>), String> {
+    let mut total = Score::default();
+    let mut times = Vec::new();
+    for (image, truth) in frames_of(set)? {
+        let truth = Truth::load(&truth)?;
+        let img = image::open(&image)
+            .map_err(|e| format!("{}: {e}", image.display()))?
+            .to_rgb8();
+        let start = std::time::Instant::now();
+        let rec = r.recognise(&img);
+        times.push(start.elapsed());
+        total.add(&score(&truth, &rec));
+    }
+    Ok((total, times))
 }
 
 #[cfg(test)]
@@ -254,6 +282,7 @@ mod tests {
                     confidence: 0.9,
                 })
                 .collect(),
+            note: None,
         }
     }
 
@@ -307,37 +336,10 @@ mod tests {
         assert!(tr.busy);
         assert_eq!(tr.table.get(Cell::new(2, -1)), Token::parse("wK").unwrap());
         assert_eq!(tr.table.get(Cell::new(3, 0)), Some(Token::Down));
-        assert!(Truth::parse("y.toml", "nonsense = [").unwrap_err().starts_with("y.toml"));
+        assert!(
+            Truth::parse("y.toml", "nonsense = [")
+                .unwrap_err()
+                .starts_with("y.toml")
+        );
     }
-}
-
-/// The recogniser a fixture set asks for: the bundled deck, or the deck
-/// learned from the faces its `DECK` file names (relative to `root`, the
-/// repository).
-pub fn recogniser_for(set: &Path, root: &Path) -> Result<Recogniser, String> {
-    let deck_file = set.join("DECK");
-    if !deck_file.exists() {
-        return Ok(Recogniser::bundled());
-    }
-    let faces = fs::read_to_string(&deck_file)
-        .map_err(|e| format!("{}: {e}", deck_file.display()))?;
-    let model = DeckModel::learn_dir(&root.join(faces.trim())).map_err(|e| e.to_string())?;
-    Ok(Recogniser::new(Deck::Learned(Box::new(model)), None))
-}
-
-/// Recognises every frame of a set and scores it; also each frame's time.
-pub fn run_set(set: &Path, r: &Recogniser) -> Result<(Score, Vec<std::time::Duration>), String> {
-    let mut total = Score::default();
-    let mut times = Vec::new();
-    for (image, truth) in frames_of(set)? {
-        let truth = Truth::load(&truth)?;
-        let img = image::open(&image)
-            .map_err(|e| format!("{}: {e}", image.display()))?
-            .to_rgb8();
-        let start = std::time::Instant::now();
-        let rec = r.recognise(&img);
-        times.push(start.elapsed());
-        total.add(&score(&truth, &rec));
-    }
-    Ok((total, times))
 }

@@ -6,25 +6,28 @@
 //!    or a shadow does not change); *skin* when it is warm (`r > g > b` with
 //!    blue well above zero, unlike yellow ink). Everything else is card-like:
 //!    white stock, inks, the navy back.
-//! 2. **Blobs.** Four-connected components of the card-like mask; tiny ones
-//!    are dropped.
+//! 2. **Blobs.** Four-connected components of the card-like mask, labelled
+//!    run by run; tiny ones are dropped.
 //! 3. **Quadrilateral.** A minimum-area rectangle around the blob's hull
 //!    gives four rough sides; the blob's boundary pixels near each side are
 //!    fitted with a line (trimmed least squares), and neighbouring lines meet
 //!    in the corners, which follows perspective. The corners are ordered so
 //!    that the first side is a short one (portrait).
-//! 4. **Identity.** The card is rectified by a homography to
-//!    [`RECT_W`]×[`RECT_H`] and read with [`read_corner_code`]; failing that
-//!    it is tested for the back (navy over most of it, a white lattice in
-//!    the middle); failing that the token is `None`. A blob that is not
-//!    card-shaped, or that skin touches, is never given a token.
+//! 4. **Touching cards.** Skewed, jittered or quarter-turned neighbours
+//!    often touch or overlap at a corner and make one blob. A blob that is
+//!    not card-shaped, or much larger than the typical card, is split by its
+//!    distance transform: the cores deeper than a fraction of half a card's
+//!    short side are the cards, each core grown back gives a rough rectangle,
+//!    and the blob's boundary pixels nearest to it refine it as in step 3.
+//! 5. **Identity.** The card is read by an [`Identify`] (by default
+//!    [`CornerCode`]: the corner code, failing that the back, failing that
+//!    `None`). A quadrilateral that is not card-shaped, or that skin touches,
+//!    is never given a token.
+//!
+//! Coordinates are frame pixels with pixel `(x, y)` centred on the integer
+//! point `(x, y)`, as in [`crate::vision::scene`].
 
-use image::{GrayImage, Luma, Rgb, RgbImage};
-use imageproc::distance_transform::Norm;
-use imageproc::geometry::{convex_hull, min_area_rect};
-use imageproc::morphology::erode;
-use imageproc::point::Point;
-use imageproc::region_labelling::{Connectivity, connected_components};
+use image::{Rgb, RgbImage};
 
 use crate::deck::print::read_corner_code;
 use crate::table::Token;
@@ -39,7 +42,7 @@ pub const RECT_H: u32 = 260;
 pub struct Detected {
     /// Portrait order: top-left, top-right, bottom-right, bottom-left of the
     /// card as rectified (which end is the top is not decided: either upright
-    /// orientation reads the same).
+    /// orientation reads the same). They lie on the card's outer edge.
     pub corners: [(f32, f32); 4],
     pub centre: (f32, f32),
     /// `Some(Token::Up(card))` from the corner code, `Some(Token::Down)` for a
@@ -53,38 +56,37 @@ pub struct Detected {
 /// Fewest pixels a blob must have to be considered a card.
 const MIN_AREA: usize = 120;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    Felt,
-    Card,
-    Skin,
-}
+const FELT: u8 = 0;
+const CARD: u8 = 1;
+const SKIN: u8 = 2;
 
-fn classify(p: &Rgb<u8>) -> Class {
-    let [r, g, b] = p.0.map(f32::from);
-    let sum = r + g + b + 1.0;
-    let green = (g - r.max(b)) / sum;
-    if green > 0.07 {
-        return Class::Felt;
+/// The class of one pixel. Integer forms of the chromaticity tests: they
+/// run on every pixel of every frame, and a division per pixel costs more
+/// than the rest of the test.
+#[inline]
+fn class_of(r: u8, g: u8, b: u8) -> u8 {
+    let (r, g, b) = (i32::from(r), i32::from(g), i32::from(b));
+    // (g - max(r, b)) / (r + g + b + 1) > 0.07
+    if 100 * (g - r.max(b)) > 7 * (r + g + b + 1) {
+        return FELT;
     }
-    if r > g
+    // r > g > b, b > 0.35 r, r - g > 0.1 r, 0.3 (r - g) < g - b < 1.1 (r - g)
+    let skin = r > g
         && g > b
-        && b > 0.35 * r
-        && r - g > 0.1 * r
-        && g - b < 1.1 * (r - g)
-        && g - b > 0.3 * (r - g)
-        && r > 50.0
-    {
-        return Class::Skin;
-    }
-    Class::Card
+        && 20 * b > 7 * r
+        && 10 * (r - g) > r
+        && 10 * (g - b) < 11 * (r - g)
+        && 10 * (g - b) > 3 * (r - g)
+        && r > 50;
+    if skin { SKIN } else { CARD }
 }
 
 /// Whether the frame shows a hand (enough skin-coloured pixels).
 pub fn hand_present(frame: &RgbImage) -> bool {
     let skin = frame
-        .pixels()
-        .filter(|p| classify(p) == Class::Skin)
+        .as_raw()
+        .chunks_exact(3)
+        .filter(|p| class_of(p[0], p[1], p[2]) == SKIN)
         .count();
     skin as f32 > 0.002 * (frame.width() * frame.height()) as f32
 }
@@ -95,6 +97,14 @@ pub trait Identify {
     /// (`Token::Down` for a back) and a confidence in 0–1; `None` when the
     /// card cannot be read with confidence.
     fn identify(&self, card: &RgbImage) -> (Option<Token>, f32);
+
+    /// Reads the card whose outline in `frame` is `corners` (portrait order,
+    /// as in [`Detected`]). The default rectifies the whole card with
+    /// [`rectify`] and calls [`Identify::identify`]; an identifier that
+    /// needs less of the card may sample less of it.
+    fn identify_in(&self, frame: &RgbImage, corners: &[(f32, f32); 4]) -> (Option<Token>, f32) {
+        self.identify(&rectify(frame, corners))
+    }
 }
 
 /// The bundled printable deck read by its corner code (and its back by its
@@ -111,7 +121,31 @@ impl Identify for CornerCode {
             (None, 0.5)
         }
     }
+
+    /// Both the code and the back are read at any scale, so the card is
+    /// rectified at about its size in the frame rather than at
+    /// [`RECT_W`]: upsampling adds no detail, and rectifying is most of the
+    /// cost of detection.
+    fn identify_in(&self, frame: &RgbImage, corners: &[(f32, f32); 4]) -> (Option<Token>, f32) {
+        let short = (dist(corners[0], corners[1]) + dist(corners[3], corners[2])) / 2.0;
+        let w = (READ_SCALE * short).clamp(MIN_READ_W, RECT_W as f32);
+        let h = w * RECT_H as f32 / RECT_W as f32;
+        let card = rectify_to(frame, corners, w.round() as u32, h.round() as u32, 0.0);
+        match self.identify(&card) {
+            // The small image's sampling is coarser: a code it misses may
+            // still read at full size.
+            (None, _) if card.width() < RECT_W => {
+                self.identify(&rectify_to(frame, corners, RECT_W, RECT_H, 0.0))
+            }
+            read => read,
+        }
+    }
 }
+
+/// Rectified width over the card's width in the frame, for [`CornerCode`].
+const READ_SCALE: f32 = 1.0;
+/// Narrowest rectification [`CornerCode`] reads.
+const MIN_READ_W: f32 = 64.0;
 
 /// Finds the cards on the felt and reads each one by its corner code.
 pub fn detect(frame: &RgbImage) -> Vec<Detected> {
@@ -124,176 +158,564 @@ pub fn detect_with(frame: &RgbImage, id: &dyn Identify) -> Vec<Detected> {
     if w < 8 || h < 8 {
         return Vec::new();
     }
-    let classes: Vec<Class> = frame.pixels().map(classify).collect();
-    let mask = GrayImage::from_fn(w, h, |x, y| {
-        Luma([u8::from(classes[(y * w + x) as usize] == Class::Card) * 255])
-    });
-    let skin_core = |x: i64, y: i64| {
-        let skin = |x: i64, y: i64| {
-            x >= 0
-                && y >= 0
-                && x < w as i64
-                && y < h as i64
-                && classes[(y as u32 * w + x as u32) as usize] == Class::Skin
-        };
-        // A lone skin-coloured pixel is noise on ink; a hand is a patch.
-        skin(x, y) && skin(x - 1, y) && skin(x + 1, y) && skin(x, y - 1) && skin(x, y + 1)
-    };
-    let max_area = (w * h) as usize / 6;
-    let mut out = Vec::new();
-    // One pixel of erosion parts cards whose corners nearly touch.
-    let (labels, blobs) = label(&erode(&mask, Norm::LInf, 1));
+    let classes = Classes::new(frame);
+    let (w, h) = (w as usize, h as usize);
+    let max_area = w * h / 6;
     let mut first = Vec::new();
-    for (i, blob) in blobs.iter().enumerate() {
-        if blob.len() < MIN_AREA || blob.len() > max_area {
+    for runs in components(w, h, |i| classes.class[i] == CARD) {
+        let area: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+        if !(MIN_AREA..=max_area).contains(&area) {
             continue;
         }
-        if let Some((d, shaped)) = examine(frame, &labels, i as u32 + 1, blob, &skin_core, 1.5, id) {
-            first.push((i, d, shaped));
-        }
-    }
-    // The typical card's area, from the card-shaped blobs.
-    let mut areas: Vec<f32> = first
-        .iter()
-        .filter(|f| f.2)
-        .map(|f| polygon_area(&f.1.corners))
-        .collect();
-    areas.sort_by(f32::total_cmp);
-    let typical = areas.get(areas.len() / 2).copied();
-    for (i, d, shaped) in first {
-        let oversized = typical.is_some_and(|t| polygon_area(&d.corners) > 1.5 * t);
-        if shaped && !oversized {
-            out.push(d);
+        let patch = Patch::new(&runs);
+        let boundary = patch.boundary();
+        let at_edge = patch.x0 < 0
+            || patch.y0 < 0
+            || patch.x0 + patch.w as i32 > w as i32
+            || patch.y0 + patch.h as i32 > h as i32;
+        let Some(quad) = fit(&boundary, None) else {
             continue;
-        }
-        let d = if oversized {
-            Detected {
-                token: None,
-                confidence: 0.2,
-                ..d
-            }
-        } else {
-            d
         };
-        // Not card-shaped: perhaps cards touching. Erode this blob harder
-        // and take the parts if every part is a card.
-        let single = GrayImage::from_fn(w, h, |x, y| {
-            Luma([u8::from(labels.get_pixel(x, y).0[0] == i as u32 + 1) * 255])
-        });
-        let mut split = None;
-        for k in 2..=4u8 {
-            let (sub_labels, parts) = label(&erode(&single, Norm::LInf, k));
-            let parts: Vec<_> = parts
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.len() >= MIN_AREA)
-                .collect();
-            if parts.len() < 2 {
-                continue;
-            }
-            let found: Vec<_> = parts
-                .iter()
-                .filter_map(|(j, p)| {
-                    examine(
-                        frame,
-                        &sub_labels,
-                        *j as u32 + 1,
-                        p,
-                        &skin_core,
-                        1.5 + f32::from(k),
-                        id,
-                    )
-                })
-                .collect();
-            if found.len() == parts.len() && found.iter().all(|f| f.1) {
-                split = Some(found.into_iter().map(|f| f.0).collect::<Vec<_>>());
-                break;
-            }
+        let fill = area as f32 / quad.area.max(1.0);
+        let shaped = card_shaped(quad.aspect, fill) && !at_edge;
+        first.push((patch, boundary, quad, fill, shaped));
+    }
+    // The typical card, from the card-shaped blobs.
+    let median = |mut v: Vec<f32>| {
+        v.sort_by(f32::total_cmp);
+        v.get(v.len() / 2).copied()
+    };
+    let typical_area = median(first.iter().filter(|f| f.4).map(|f| f.2.area).collect());
+    let typical_short = median(first.iter().filter(|f| f.4).map(|f| f.2.short).collect());
+
+    let mut out = Vec::new();
+    for (patch, boundary, quad, fill, shaped) in first {
+        let oversized = typical_area.is_some_and(|t| quad.area > 1.5 * t);
+        let undersized = typical_area.is_some_and(|t| quad.area < 0.5 * t);
+        if shaped && !oversized && !undersized {
+            out.push(judge(frame, &classes, &quad, id));
+            continue;
         }
-        match split {
-            Some(parts) => out.extend(parts),
-            None => out.push(d),
+        let parts = if undersized {
+            Vec::new()
+        } else {
+            split(&patch, &boundary, typical_area, typical_short, (w, h))
+        };
+        if parts.is_empty() {
+            // Seen, but not as a card: no token. A blob far from any card's
+            // shape is not reported at all.
+            let loose = (1.0..2.2).contains(&quad.aspect) && (0.75..1.2).contains(&fill);
+            if oversized || loose {
+                out.push(Detected {
+                    corners: quad.corners,
+                    centre: quad.centre,
+                    token: None,
+                    confidence: 0.2,
+                });
+            }
+            continue;
+        }
+        for part in &parts {
+            out.push(judge(frame, &classes, part, id));
         }
     }
     out
 }
 
-type Labels = image::ImageBuffer<Luma<u32>, Vec<u32>>;
-
-/// Four-connected components of a mask, and each one's pixels.
-fn label(mask: &GrayImage) -> (Labels, Vec<Vec<(u32, u32)>>) {
-    let labels = connected_components(mask, Connectivity::Four, Luma([0u8]));
-    let mut blobs: Vec<Vec<(u32, u32)>> = Vec::new();
-    for (x, y, l) in labels.enumerate_pixels() {
-        let l = l.0[0] as usize;
-        if l == 0 {
-            continue;
-        }
-        if blobs.len() < l {
-            blobs.resize_with(l, Vec::new);
-        }
-        blobs[l - 1].push((x, y));
-    }
-    (labels, blobs)
+/// Aspect (long over short side) and fill (blob pixels over quadrilateral
+/// area) of a single card, allowing for a 30° tilt.
+fn card_shaped(aspect: f32, fill: f32) -> bool {
+    (1.15..1.75).contains(&aspect) && (0.9..1.12).contains(&fill)
 }
 
-/// Fits and reads one blob; also tells whether it is card-shaped.
-fn examine(
-    frame: &RgbImage,
-    labels: &Labels,
-    label: u32,
-    blob: &[(u32, u32)],
-    skin_at: &dyn Fn(i64, i64) -> bool,
-    edge: f32,
-    id: &dyn Identify,
-) -> Option<(Detected, bool)> {
-    let (w, h) = labels.dimensions();
-    let inside = |x: i64, y: i64| {
-        x >= 0
-            && y >= 0
-            && x < w as i64
-            && y < h as i64
-            && labels.get_pixel(x as u32, y as u32).0[0] == label
+/// The frame's pixels sorted into felt, card and skin.
+struct Classes {
+    w: usize,
+    h: usize,
+    class: Vec<u8>,
+    /// Skin pixels inside a skin patch per [`TILE`]-square tile, row-major;
+    /// empty when the frame has no skin-coloured pixel at all (the usual
+    /// case, which then costs nothing more).
+    skin_tiles: Vec<u32>,
+    tiles_w: usize,
+}
+
+/// Side of a tile of [`Classes::skin_tiles`].
+const TILE: usize = 16;
+
+impl Classes {
+    fn new(frame: &RgbImage) -> Classes {
+        let (w, h) = (frame.width() as usize, frame.height() as usize);
+        let mut class = vec![FELT; w * h];
+        let mut any_skin = false;
+        for (c, p) in class.iter_mut().zip(frame.as_raw().chunks_exact(3)) {
+            *c = class_of(p[0], p[1], p[2]);
+            any_skin |= *c == SKIN;
+        }
+        let tiles_w = w.div_ceil(TILE);
+        let mut classes = Classes {
+            w,
+            h,
+            class,
+            skin_tiles: Vec::new(),
+            tiles_w,
+        };
+        if any_skin {
+            let mut tiles = vec![0u32; tiles_w * h.div_ceil(TILE)];
+            for y in 0..h {
+                for x in 0..w {
+                    if classes.skin_core(x, y) {
+                        tiles[y / TILE * tiles_w + x / TILE] += 1;
+                    }
+                }
+            }
+            classes.skin_tiles = tiles;
+        }
+        classes
+    }
+
+    /// A lone skin-coloured pixel is noise on ink; a hand is a patch.
+    fn skin_core(&self, x: usize, y: usize) -> bool {
+        let (w, c) = (self.w, &self.class);
+        let i = y * w + x;
+        c[i] == SKIN
+            && x > 0
+            && c[i - 1] == SKIN
+            && x + 1 < w
+            && c[i + 1] == SKIN
+            && y > 0
+            && c[i - w] == SKIN
+            && y + 1 < self.h
+            && c[i + w] == SKIN
+    }
+
+    /// Skin-patch pixels whose centres lie inside the convex `quad`.
+    fn skin_in(&self, quad: &[(f32, f32); 4]) -> usize {
+        if self.skin_tiles.is_empty() {
+            return 0;
+        }
+        let mut n = 0;
+        for_spans(quad, self.w, self.h, |y, x0, x1| {
+            for x in x0..x1 {
+                if self.skin_tiles[y / TILE * self.tiles_w + x / TILE] > 0 && self.skin_core(x, y) {
+                    n += 1;
+                }
+            }
+        });
+        n
+    }
+}
+
+/// Calls `f(y, x0, x1)` for each row of a `w`×`h` grid with the pixels
+/// `x0..x1` whose centres lie inside the convex quadrilateral `q`.
+fn for_spans(q: &[(f32, f32); 4], w: usize, h: usize, mut f: impl FnMut(usize, usize, usize)) {
+    let ys = q.map(|p| p.1);
+    let lo = ys
+        .iter()
+        .copied()
+        .fold(f32::INFINITY, f32::min)
+        .ceil()
+        .max(0.0);
+    let hi = ys
+        .iter()
+        .copied()
+        .fold(f32::NEG_INFINITY, f32::max)
+        .floor()
+        .min(h as f32 - 1.0);
+    if lo.is_nan() || hi.is_nan() || hi < lo {
+        return;
+    }
+    for y in lo as usize..=hi as usize {
+        let yf = y as f32;
+        let (mut l, mut r) = (f32::INFINITY, f32::NEG_INFINITY);
+        for i in 0..4 {
+            let (a, b) = (q[i], q[(i + 1) % 4]);
+            if a.1 == b.1 {
+                if a.1 == yf {
+                    l = l.min(a.0.min(b.0));
+                    r = r.max(a.0.max(b.0));
+                }
+            } else if (yf - a.1) * (yf - b.1) <= 0.0 {
+                let x = a.0 + (yf - a.1) * (b.0 - a.0) / (b.1 - a.1);
+                l = l.min(x);
+                r = r.max(x);
+            }
+        }
+        let x0 = l.ceil().max(0.0);
+        let x1 = (r.floor() + 1.0).min(w as f32);
+        if x1 > x0 {
+            f(y, x0 as usize, x1 as usize);
+        }
+    }
+}
+
+/// A boundary pixel: its centre, and the (unnormalised) direction in which
+/// its neighbours are outside the blob.
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    p: (f32, f32),
+    out: (f32, f32),
+}
+
+/// A horizontal run of pixels `x0..x1` in row `y`.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    y: u32,
+    x0: u32,
+    x1: u32,
+}
+
+/// Four-connected components of the pixels of a `w`×`h` grid for which
+/// `on(index)` holds, each as its runs in row-major order. Labelling runs
+/// rather than pixels: a card row is one or two runs, not a hundred pixels.
+fn components(w: usize, h: usize, on: impl Fn(usize) -> bool) -> Vec<Vec<Run>> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut row_start = Vec::with_capacity(h + 1);
+    for y in 0..h {
+        row_start.push(runs.len());
+        let base = y * w;
+        let mut x = 0;
+        while x < w {
+            if on(base + x) {
+                let x0 = x;
+                while x < w && on(base + x) {
+                    x += 1;
+                }
+                runs.push(Run {
+                    y: y as u32,
+                    x0: x0 as u32,
+                    x1: x as u32,
+                });
+            }
+            x += 1;
+        }
+    }
+    row_start.push(runs.len());
+    let mut parent: Vec<u32> = (0..runs.len() as u32).collect();
+    fn root(parent: &mut [u32], mut i: u32) -> u32 {
+        while parent[i as usize] != i {
+            let p = parent[parent[i as usize] as usize];
+            parent[i as usize] = p;
+            i = p;
+        }
+        i
+    }
+    for y in 1..h {
+        let (mut i, mut j) = (row_start[y - 1], row_start[y]);
+        let (i_end, j_end) = (row_start[y], row_start[y + 1]);
+        while i < i_end && j < j_end {
+            let (a, b) = (runs[i], runs[j]);
+            if a.x0 < b.x1 && b.x0 < a.x1 {
+                let (ra, rb) = (root(&mut parent, i as u32), root(&mut parent, j as u32));
+                if ra != rb {
+                    parent[ra.max(rb) as usize] = ra.min(rb);
+                }
+            }
+            if a.x1 < b.x1 {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+    }
+    let mut index = vec![u32::MAX; runs.len()];
+    let mut out: Vec<Vec<Run>> = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let r = root(&mut parent, i as u32) as usize;
+        if index[r] == u32::MAX {
+            index[r] = out.len() as u32;
+            out.push(Vec::new());
+        }
+        out[index[r] as usize].push(*run);
+    }
+    out
+}
+
+/// One blob as a bitmap over its bounding box with a background margin of
+/// one pixel all round.
+struct Patch {
+    /// Frame position of the bitmap's (0, 0).
+    x0: i32,
+    y0: i32,
+    w: usize,
+    h: usize,
+    on: Vec<bool>,
+}
+
+impl Patch {
+    fn new(runs: &[Run]) -> Patch {
+        let x_lo = runs.iter().map(|r| r.x0).min().unwrap_or(0);
+        let x_hi = runs.iter().map(|r| r.x1).max().unwrap_or(0);
+        let y_lo = runs.first().map_or(0, |r| r.y);
+        let y_hi = runs.last().map_or(0, |r| r.y);
+        let (x0, y0) = (x_lo as i32 - 1, y_lo as i32 - 1);
+        let w = (x_hi - x_lo) as usize + 2;
+        let h = (y_hi - y_lo) as usize + 3;
+        let mut on = vec![false; w * h];
+        for r in runs {
+            let row = (r.y as i32 - y0) as usize * w;
+            let a = (r.x0 as i32 - x0) as usize;
+            let b = (r.x1 as i32 - x0) as usize;
+            on[row + a..row + b].fill(true);
+        }
+        let mut patch = Patch { x0, y0, w, h, on };
+        patch.fill_holes(runs.iter().map(|r| (r.x1 - r.x0) as usize).sum::<usize>() / 100);
+        patch
+    }
+
+    /// Fills holes of at most `max` pixels. Dark ink under noise, or warm
+    /// ink, is often not card-like and pits the card; a hole that large is
+    /// felt enclosed by touching cards.
+    fn fill_holes(&mut self, max: usize) {
+        let holes = components(self.w, self.h, |i| !self.on[i]);
+        for runs in holes {
+            let outside = runs[0].y == 0;
+            let n: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+            if !outside && n <= max {
+                for r in runs {
+                    let row = r.y as usize * self.w;
+                    self.on[row + r.x0 as usize..row + r.x1 as usize].fill(true);
+                }
+            }
+        }
+    }
+
+    /// Pixels with a four-neighbour outside, in frame coordinates, row-major,
+    /// each with the direction towards its outside neighbours.
+    fn boundary(&self) -> Vec<Edge> {
+        let w = self.w;
+        let mut out = Vec::new();
+        for y in 1..self.h - 1 {
+            for x in 1..w - 1 {
+                let i = y * w + x;
+                if !self.on[i] {
+                    continue;
+                }
+                let off = |j: usize| f32::from(u8::from(!self.on[j]));
+                let out_x = off(i + 1) - off(i - 1);
+                let out_y = off(i + w) - off(i - w);
+                if !(self.on[i - 1] && self.on[i + 1] && self.on[i - w] && self.on[i + w]) {
+                    out.push(Edge {
+                        p: ((x as i32 + self.x0) as f32, (y as i32 + self.y0) as f32),
+                        out: (out_x, out_y),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Blob pixels whose centres lie inside the convex `quad` (frame
+    /// coordinates).
+    fn count_in(&self, quad: &[(f32, f32); 4]) -> usize {
+        let local = quad.map(|p| (p.0 - self.x0 as f32, p.1 - self.y0 as f32));
+        let mut n = 0;
+        for_spans(&local, self.w, self.h, |y, x0, x1| {
+            n += self.on[y * self.w + x0..y * self.w + x1]
+                .iter()
+                .filter(|&&b| b)
+                .count();
+        });
+        n
+    }
+
+    /// Squared Euclidean distance from each pixel centre to the nearest
+    /// background pixel centre (exact: a distance per column, then the lower
+    /// envelope of parabolas along each row).
+    fn distance_sq(&self) -> Vec<f32> {
+        let (w, h) = (self.w, self.h);
+        let mut d = vec![0.0f32; w * h];
+        for x in 0..w {
+            let mut g = 0.0f32;
+            for y in 0..h {
+                g = if self.on[y * w + x] { g + 1.0 } else { 0.0 };
+                d[y * w + x] = g;
+            }
+            let mut g = 0.0f32;
+            for y in (0..h).rev() {
+                g = if self.on[y * w + x] { g + 1.0 } else { 0.0 };
+                let v = d[y * w + x].min(g);
+                d[y * w + x] = v * v;
+            }
+        }
+        let mut f = vec![0.0f32; w];
+        let mut v = vec![0usize; w];
+        let mut z = vec![0.0f32; w + 1];
+        for y in 0..h {
+            let row = &mut d[y * w..(y + 1) * w];
+            f.copy_from_slice(row);
+            lower_envelope(&f, row, &mut v, &mut z);
+        }
+        d
+    }
+}
+
+/// `d[q] = min over p of (q - p)² + f[p]`, in linear time.
+fn lower_envelope(f: &[f32], d: &mut [f32], v: &mut [usize], z: &mut [f32]) {
+    let n = f.len();
+    let mut k = 0;
+    v[0] = 0;
+    z[0] = f32::NEG_INFINITY;
+    z[1] = f32::INFINITY;
+    for q in 1..n {
+        let fq = f[q] + (q * q) as f32;
+        let mut s;
+        loop {
+            let p = v[k];
+            s = (fq - (f[p] + (p * p) as f32)) / (2.0 * (q - p) as f32);
+            if s <= z[k] {
+                k -= 1;
+            } else {
+                break;
+            }
+        }
+        k += 1;
+        v[k] = q;
+        z[k] = s;
+        z[k + 1] = f32::INFINITY;
+    }
+    k = 0;
+    for (q, out) in d.iter_mut().enumerate() {
+        while z[k + 1] < q as f32 {
+            k += 1;
+        }
+        let p = v[k];
+        *out = (q as f32 - p as f32).powi(2) + f[p];
+    }
+}
+
+/// Splits a blob of touching cards at its distance-transform cores. Returns
+/// the card-shaped parts of the best split (none when no split gives one).
+fn split(
+    patch: &Patch,
+    boundary: &[Edge],
+    typical_area: Option<f32>,
+    typical_short: Option<f32>,
+    frame: (usize, usize),
+) -> Vec<Quad> {
+    let d = patch.distance_sq();
+    let deepest = d.iter().copied().fold(0.0f32, f32::max).sqrt();
+    let area = patch.on.iter().filter(|&&b| b).count();
+    // Cards touch by a corner or along a thin neck; a core at some depth
+    // between a third and four fifths of half the short side keeps each card
+    // whole and separate. Without a typical card the blob's own depth
+    // stands in (two cards side by side are deeper than one).
+    let (half, fractions): (f32, &[f32]) = match typical_short {
+        Some(s) => ((s / 2.0).min(deepest), &[0.5, 0.65, 0.8, 0.35]),
+        None => (deepest, &[0.35, 0.5, 0.65, 0.8]),
     };
-    // Boundary pixels, and whether the blob touches the frame edge.
-    let mut boundary = Vec::new();
-    let mut at_edge = false;
-    for &(x, y) in blob {
-        let (xi, yi) = (x as i64, y as i64);
-        if x == 0 || y == 0 || x == w - 1 || y == h - 1 {
-            at_edge = true;
+    let mut best: (Vec<Quad>, usize) = (Vec::new(), 0);
+    for &f in fractions {
+        let t = f * half;
+        if t < 2.0 {
+            continue;
         }
-        if !(inside(xi - 1, yi) && inside(xi + 1, yi) && inside(xi, yi - 1) && inside(xi, yi + 1)) {
-            boundary.push((x as f32, y as f32));
+        let cores = components(patch.w, patch.h, |i| d[i] > t * t);
+        let sizes: Vec<usize> = cores
+            .iter()
+            .map(|c| c.iter().map(|r| (r.x1 - r.x0) as usize).sum())
+            .collect();
+        let biggest = sizes.iter().copied().max().unwrap_or(0);
+        // Rough outlines: each core's outline pushed back out by the depth
+        // it was cut at (a convex outline's inset has parallel sides). A
+        // core's outer edge lies on average half a pixel short of `t`.
+        let rough: Vec<[(f32, f32); 4]> = cores
+            .iter()
+            .zip(&sizes)
+            .filter(|(_, n)| **n >= 4 && **n * 8 >= biggest)
+            .filter_map(|(c, _)| {
+                let core = Patch::new(&shift_runs(c, patch.x0, patch.y0));
+                let q = fit(&core.boundary(), None)?;
+                offset(&q.corners, t - 0.5)
+            })
+            .collect();
+        if rough.is_empty() {
+            continue;
+        }
+        // Each boundary pixel belongs to the rough outline it is nearest.
+        let mut owned: Vec<Vec<Edge>> = vec![Vec::new(); rough.len()];
+        for &e in boundary {
+            let (k, sd) = rough
+                .iter()
+                .map(|q| signed_distance(q, e.p))
+                .enumerate()
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .expect("some rough outline");
+            if sd < 0.25 * half + 2.0 {
+                owned[k].push(e);
+            }
+        }
+        let mut parts = Vec::new();
+        let mut covered = 0;
+        for (q, pts) in rough.iter().zip(&owned) {
+            let Some(q) = fit(pts, Some(q)) else {
+                continue;
+            };
+            let in_frame = q.corners.iter().all(|c| {
+                c.0 > 0.5 && c.1 > 0.5 && c.0 < frame.0 as f32 - 1.5 && c.1 < frame.1 as f32 - 1.5
+            });
+            let inside = patch.count_in(&q.corners);
+            let fill = inside as f32 / q.area.max(1.0);
+            // A fragment of a card (a core cut short) is no card.
+            let sized = typical_area.is_none_or(|a| (0.5 * a..1.5 * a).contains(&q.area));
+            if in_frame && sized && card_shaped(q.aspect, fill) {
+                parts.push(q);
+                covered += inside;
+            }
+        }
+        // Done when every core is a card and the cards are the whole blob
+        // (one core for two cards is not).
+        let complete = parts.len() == rough.len() && covered * 10 >= area * 9;
+        if (parts.len(), covered) > (best.0.len(), best.1) {
+            best = (parts, covered);
+        }
+        if complete {
+            break;
         }
     }
-    let pts: Vec<Point<f32>> = boundary.iter().map(|&(x, y)| Point::new(x, y)).collect();
-    let hull = convex_hull(pts);
-    if hull.len() < 3 {
-        return None;
-    }
-    let rect = min_area_rect(&hull).map(|p| (p.x, p.y));
-    let rough_area = polygon_area(&rect);
-    if rough_area < 1.0 {
-        return None;
-    }
-    let corners = refine(&rect, &boundary, edge).unwrap_or(rect);
-    let corners = portrait(corners);
-    let area = polygon_area(&corners);
+    best.0
+}
+
+fn shift_runs(runs: &[Run], x0: i32, y0: i32) -> Vec<Run> {
+    runs.iter()
+        .map(|r| Run {
+            y: (r.y as i32 + y0) as u32,
+            x0: (r.x0 as i32 + x0) as u32,
+            x1: (r.x1 as i32 + x0) as u32,
+        })
+        .collect()
+}
+
+/// A card's quadrilateral and its shape.
+struct Quad {
+    corners: [(f32, f32); 4],
+    centre: (f32, f32),
+    area: f32,
+    /// Long sides over short sides.
+    aspect: f32,
+    /// Mean length of the short sides.
+    short: f32,
+}
+
+/// Fits a quadrilateral to boundary pixels: around the `rough` outline when
+/// given, else around the pixels' minimum-area rectangle.
+fn fit(boundary: &[Edge], rough: Option<&[(f32, f32); 4]>) -> Option<Quad> {
+    let rough = match rough {
+        Some(q) => *q,
+        None => {
+            let pts: Vec<(f32, f32)> = boundary.iter().map(|e| e.p).collect();
+            let r = min_rect(&hull(&pts))?;
+            if r.a * r.b < 1.0 {
+                return None;
+            }
+            r.grow(EDGE).corners()
+        }
+    };
+    let corners = portrait(refine(&rough, boundary).unwrap_or(rough));
     let top = dist(corners[0], corners[1]);
     let bottom = dist(corners[3], corners[2]);
     let left = dist(corners[0], corners[3]);
     let right = dist(corners[1], corners[2]);
-    let aspect = (left + right) / (top + bottom).max(1e-3);
-    // The blob should fill its quadrilateral (boundary pixels sit half a
-    // pixel inside the edge, so allow for the rim).
-    let rim = (top + bottom + left + right) * edge;
-    let fill = (blob.len() as f32 + rim) / area.max(1.0);
-    let shaped = (1.15..1.75).contains(&aspect) && (0.9..1.12).contains(&fill) && !at_edge;
-    if std::env::var("DBG").is_ok() {
-        let c = corners.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0));
-        eprintln!("  blob n={} edge={edge} c=({:.0},{:.0}) aspect={aspect:.2} fill={fill:.2} at_edge={at_edge} shaped={shaped} short={:.0}", blob.len(), c.0, c.1, (top+bottom)/2.0);
-    }
     let centre =
         intersect((corners[0], corners[2]), (corners[1], corners[3])).unwrap_or_else(|| {
             let c = corners
@@ -301,54 +723,82 @@ fn examine(
                 .fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
             (c.0 / 4.0, c.1 / 4.0)
         });
-    // Skin on or right around the card.
-    let grow = 0.12 * (top + bottom) / 2.0 + 2.0;
-    let grown = expand(&corners, centre, grow);
-    let (mut skin, mut total) = (0usize, 0usize);
-    let xs = grown.map(|p| p.0);
-    let ys = grown.map(|p| p.1);
-    let x0 = xs.iter().cloned().fold(f32::INFINITY, f32::min).floor() as i64;
-    let x1 = xs.iter().cloned().fold(f32::NEG_INFINITY, f32::max).ceil() as i64;
-    let y0 = ys.iter().cloned().fold(f32::INFINITY, f32::min).floor() as i64;
-    let y1 = ys.iter().cloned().fold(f32::NEG_INFINITY, f32::max).ceil() as i64;
-    for y in y0..=y1 {
-        for x in x0..=x1 {
-            if point_in_quad(&grown, (x as f32, y as f32)) {
-                total += 1;
-                if skin_at(x, y) {
-                    skin += 1;
-                }
-            }
+    Some(Quad {
+        corners,
+        centre,
+        area: polygon_area(&corners),
+        aspect: (left + right) / (top + bottom).max(1e-3),
+        short: (top + bottom) / 2.0,
+    })
+}
+
+/// The sides of a convex quadrilateral as lines with outward unit normals:
+/// (a point on the side, the normal).
+fn sides(q: &[(f32, f32); 4]) -> [((f32, f32), (f32, f32)); 4] {
+    let c = q
+        .iter()
+        .fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0));
+    std::array::from_fn(|i| {
+        let (a, b) = (q[i], q[(i + 1) % 4]);
+        let len = dist(a, b).max(1e-6);
+        let mut n = (-(b.1 - a.1) / len, (b.0 - a.0) / len);
+        if (c.0 - a.0) * n.0 + (c.1 - a.1) * n.1 > 0.0 {
+            n = (-n.0, -n.1);
         }
+        (a, n)
+    })
+}
+
+/// Distance from a convex quadrilateral's outline, negative inside.
+fn signed_distance(q: &[(f32, f32); 4], p: (f32, f32)) -> f32 {
+    sides(q)
+        .iter()
+        .map(|(a, n)| (p.0 - a.0) * n.0 + (p.1 - a.1) * n.1)
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+/// A convex quadrilateral with every side moved outward by `by`.
+fn offset(q: &[(f32, f32); 4], by: f32) -> Option<[(f32, f32); 4]> {
+    let s = sides(q);
+    let moved = s.map(|(a, n)| (a.0 + n.0 * by, a.1 + n.1 * by));
+    let mut out = [(0.0, 0.0); 4];
+    for (i, c) in out.iter_mut().enumerate() {
+        let (j, k) = ((i + 3) % 4, i);
+        let dir = |m: usize| (-s[m].1.1, s[m].1.0);
+        let (pj, pk) = (moved[j], moved[k]);
+        let (dj, dk) = (dir(j), dir(k));
+        *c = intersect(
+            (pj, (pj.0 + dj.0, pj.1 + dj.1)),
+            (pk, (pk.0 + dk.0, pk.1 + dk.1)),
+        )?;
     }
-    let skin_frac = skin as f32 / total.max(1) as f32;
-    if !shaped || skin > 0 {
-        let skin_frac = skin_frac.max(0.01 * f32::from(u8::from(skin > 0)));
-        // Seen, but a hand is on it or it is no clean card: no token.
-        let confidence = if shaped {
-            (0.5 - skin_frac * 5.0).clamp(0.05, 0.5)
-        } else {
-            0.2
-        };
-        if !shaped && (!(1.0..2.2).contains(&aspect) || !(0.75..1.2).contains(&fill)) {
-            return None;
-        }
-        let d = Detected {
-            corners,
-            centre,
+    Some(out)
+}
+
+/// Reads one card-shaped quadrilateral, unless skin is on or right around
+/// it.
+fn judge(frame: &RgbImage, classes: &Classes, q: &Quad, id: &dyn Identify) -> Detected {
+    let grow = 0.12 * q.short + 2.0;
+    let grown = expand(&q.corners, q.centre, grow);
+    let skin = classes.skin_in(&grown);
+    if skin > 0 {
+        // Seen, but a hand is on it: no token.
+        let skin_frac = (skin as f32 / polygon_area(&grown).max(1.0)).max(0.01);
+        let confidence = (0.5 - skin_frac * 5.0).clamp(0.05, 0.5);
+        return Detected {
+            corners: q.corners,
+            centre: q.centre,
             token: None,
             confidence,
         };
-        return Some((d, shaped));
     }
-    let (token, confidence) = id.identify(&rectify(frame, &corners));
-    let d = Detected {
-        corners,
-        centre,
+    let (token, confidence) = id.identify_in(frame, &q.corners);
+    Detected {
+        corners: q.corners,
+        centre: q.centre,
         token,
         confidence,
-    };
-    Some((d, true))
+    }
 }
 
 fn dist(a: (f32, f32), b: (f32, f32)) -> f32 {
@@ -362,21 +812,6 @@ fn polygon_area(p: &[(f32, f32); 4]) -> f32 {
         s += a.0 * b.1 - b.0 * a.1;
     }
     (s / 2.0).abs()
-}
-
-fn point_in_quad(q: &[(f32, f32); 4], p: (f32, f32)) -> bool {
-    let mut sign = 0.0f32;
-    for i in 0..4 {
-        let (a, b) = (q[i], q[(i + 1) % 4]);
-        let c = (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0);
-        if c != 0.0 {
-            if sign != 0.0 && c.signum() != sign {
-                return false;
-            }
-            sign = c.signum();
-        }
-    }
-    true
 }
 
 fn expand(q: &[(f32, f32); 4], c: (f32, f32), by: f32) -> [(f32, f32); 4] {
@@ -396,6 +831,101 @@ fn intersect(a: ((f32, f32), (f32, f32)), b: ((f32, f32), (f32, f32))) -> Option
     }
     let t = ((q.0 - p.0) * s.1 - (q.1 - p.1) * s.0) / den;
     Some((p.0 + t * r.0, p.1 + t * r.1))
+}
+
+/// Convex hull (monotone chain) of points given sorted by `y`, then `x`.
+fn hull(pts: &[(f32, f32)]) -> Vec<(f32, f32)> {
+    let cross = |o: (f32, f32), a: (f32, f32), b: (f32, f32)| {
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
+    if pts.len() < 3 {
+        return pts.to_vec();
+    }
+    let mut h: Vec<(f32, f32)> = Vec::with_capacity(pts.len() / 4);
+    for pass in [false, true] {
+        let start = h.len();
+        let push = |p: (f32, f32), h: &mut Vec<(f32, f32)>| {
+            while h.len() >= start + 2 && cross(h[h.len() - 2], h[h.len() - 1], p) <= 0.0 {
+                h.pop();
+            }
+            h.push(p);
+        };
+        if pass {
+            pts.iter().rev().for_each(|&p| push(p, &mut h));
+        } else {
+            pts.iter().for_each(|&p| push(p, &mut h));
+        }
+        h.pop();
+    }
+    h
+}
+
+/// A rotated rectangle: centre, unit axis `u` (the other axis is `u` turned
+/// a quarter), and half-lengths along `u` and along the other axis.
+#[derive(Clone, Copy, Debug)]
+struct Rect {
+    c: (f32, f32),
+    u: (f32, f32),
+    a: f32,
+    b: f32,
+}
+
+impl Rect {
+    fn corners(&self) -> [(f32, f32); 4] {
+        let (u, v) = (self.u, (-self.u.1, self.u.0));
+        [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(s, t)| {
+            (
+                self.c.0 + s * self.a * u.0 + t * self.b * v.0,
+                self.c.1 + s * self.a * u.1 + t * self.b * v.1,
+            )
+        })
+    }
+
+    fn grow(&self, by: f32) -> Rect {
+        Rect {
+            a: self.a + by,
+            b: self.b + by,
+            ..*self
+        }
+    }
+}
+
+/// The minimum-area rectangle around a convex polygon (one side lies on a
+/// polygon edge).
+fn min_rect(hull: &[(f32, f32)]) -> Option<Rect> {
+    if hull.len() < 3 {
+        return None;
+    }
+    let mut best: Option<(f32, Rect)> = None;
+    for i in 0..hull.len() {
+        let (p, q) = (hull[i], hull[(i + 1) % hull.len()]);
+        let len = dist(p, q);
+        if len < 1e-3 {
+            continue;
+        }
+        let u = ((q.0 - p.0) / len, (q.1 - p.1) / len);
+        let (mut lo_u, mut hi_u, mut lo_v, mut hi_v) = (f32::MAX, f32::MIN, f32::MAX, f32::MIN);
+        for &h in hull {
+            let (pu, pv) = (h.0 * u.0 + h.1 * u.1, -h.0 * u.1 + h.1 * u.0);
+            lo_u = lo_u.min(pu);
+            hi_u = hi_u.max(pu);
+            lo_v = lo_v.min(pv);
+            hi_v = hi_v.max(pv);
+        }
+        let area = (hi_u - lo_u) * (hi_v - lo_v);
+        if best.as_ref().is_none_or(|b| area < b.0) {
+            let (mu, mv) = ((lo_u + hi_u) / 2.0, (lo_v + hi_v) / 2.0);
+            let c = (mu * u.0 - mv * u.1, mu * u.1 + mv * u.0);
+            let rect = Rect {
+                c,
+                u,
+                a: (hi_u - lo_u) / 2.0,
+                b: (hi_v - lo_v) / 2.0,
+            };
+            best = Some((area, rect));
+        }
+    }
+    best.map(|b| b.1)
 }
 
 /// A line as a point and a unit direction.
@@ -421,42 +951,55 @@ fn fit_line(pts: &[(f32, f32)]) -> Option<Line> {
     Some(((mx, my), (angle.cos(), angle.sin())))
 }
 
-/// Refines the rough rectangle's sides against the blob's boundary and
-/// returns the corners where the fitted sides meet.
-fn refine(rect: &[(f32, f32); 4], boundary: &[(f32, f32)], edge: f32) -> Option<[(f32, f32); 4]> {
-    let centre = rect
-        .iter()
-        .fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0));
+/// Boundary pixel centres sit half a pixel inside the card's outer edge.
+const EDGE: f32 = 0.5;
+
+/// Refines the sides of the `rough` outline (outer edge, as the result)
+/// against the boundary pixels and returns the corners where the fitted
+/// sides meet. A side with too few pixels along it (another card touches it
+/// there) keeps the rough side.
+fn refine(rough: &[(f32, f32); 4], boundary: &[Edge]) -> Option<[(f32, f32); 4]> {
     let mut lines: Vec<Line> = Vec::with_capacity(4);
-    for i in 0..4 {
-        let (a, b) = (rect[i], rect[(i + 1) % 4]);
+    for (i, (_, normal)) in sides(rough).into_iter().enumerate() {
+        let (a, b) = (rough[i], rough[(i + 1) % 4]);
         let len = dist(a, b).max(1e-3);
         let d = ((b.0 - a.0) / len, (b.1 - a.1) / len);
-        let normal = (-d.1, d.0);
         let tol = (0.08 * len).max(2.5);
+        // Only pixels whose outside lies beyond this side: across a narrow
+        // gap, a touching neighbour's edge faces the other way.
         let mut near: Vec<(f32, f32)> = boundary
             .iter()
-            .filter(|p| {
-                let (vx, vy) = (p.0 - a.0, p.1 - a.1);
+            .filter(|e| {
+                let (vx, vy) = (e.p.0 - a.0, e.p.1 - a.1);
                 let along = vx * d.0 + vy * d.1;
                 let off = (vx * normal.0 + vy * normal.1).abs();
-                along > 0.15 * len && along < 0.85 * len && off < tol
+                let facing = e.out.0 * normal.0 + e.out.1 * normal.1 > 0.0;
+                along > 0.15 * len && along < 0.85 * len && off < tol && facing
             })
-            .cloned()
+            .map(|e| e.p)
             .collect();
-        let mut line = fit_line(&near)?;
+        let mut line = fit_line(&near);
         for _ in 0..2 {
-            let n = (-line.1.1, line.1.0);
-            near.retain(|p| ((p.0 - line.0.0) * n.0 + (p.1 - line.0.1) * n.1).abs() < 1.5);
-            line = fit_line(&near)?;
+            let Some(l) = line else { break };
+            let n = (-l.1.1, l.1.0);
+            near.retain(|p| ((p.0 - l.0.0) * n.0 + (p.1 - l.0.1) * n.1).abs() < 1.5);
+            line = fit_line(&near);
         }
-        // Boundary pixel centres sit half a pixel inside the edge, and the
-        // mask was eroded by one.
-        let n = (-line.1.1, line.1.0);
-        let side = (centre.0 - line.0.0) * n.0 + (centre.1 - line.0.1) * n.1;
-        let out = if side > 0.0 { -edge } else { edge };
-        lines.push(((line.0.0 + n.0 * out, line.0.1 + n.1 * out), line.1));
+        lines.push(match line {
+            Some(l) if near.len() as f32 >= (0.25 * len).max(4.0) => {
+                // Boundary pixel centres sit half a pixel inside the edge.
+                let n = (-l.1.1, l.1.0);
+                let out = if n.0 * normal.0 + n.1 * normal.1 > 0.0 {
+                    EDGE
+                } else {
+                    -EDGE
+                };
+                ((l.0.0 + n.0 * out, l.0.1 + n.1 * out), l.1)
+            }
+            _ => (a, d),
+        });
     }
+    let diagonal = dist(rough[0], rough[2]);
     let mut corners = [(0.0, 0.0); 4];
     for (i, c) in corners.iter_mut().enumerate() {
         let l0 = lines[(i + 3) % 4];
@@ -466,7 +1009,7 @@ fn refine(rect: &[(f32, f32); 4], boundary: &[(f32, f32)], edge: f32) -> Option<
             (l1.0, (l1.0.0 + l1.1.0, l1.0.1 + l1.1.1)),
         )?;
         // A refined corner far from the rough one means the fit went wrong.
-        if dist(p, rect[i]) > 0.25 * dist(rect[0], rect[2]) {
+        if dist(p, rough[i]) > 0.25 * diagonal {
             return None;
         }
         *c = p;
@@ -534,41 +1077,71 @@ fn homography(src: &[(f32, f32); 4], dst: &[(f32, f32); 4]) -> Option<[f64; 9]> 
 }
 
 /// The card under `corners` rectified to [`RECT_W`]×[`RECT_H`], bilinear.
+/// `corners` are the card's outer edge in frame coordinates, portrait order
+/// as in [`Detected`].
 pub fn rectify(frame: &RgbImage, corners: &[(f32, f32); 4]) -> RgbImage {
-    let (rw, rh) = (RECT_W as f32, RECT_H as f32);
+    // Half a pixel up and left of the exact point, as rectify has always
+    // sampled: learned templates are tuned on that. The corner code reads
+    // more surely from the exact point.
+    rectify_to(frame, corners, RECT_W, RECT_H, 0.5)
+}
+
+/// [`rectify`] to `out_w`×`out_h`, sampling `shift` pixels up and left of
+/// the exact point.
+fn rectify_to(
+    frame: &RgbImage,
+    corners: &[(f32, f32); 4],
+    out_w: u32,
+    out_h: u32,
+    shift: f32,
+) -> RgbImage {
+    let mut out = RgbImage::new(out_w, out_h);
+    let (rw, rh) = (out_w as f32, out_h as f32);
     let dst = [(0.0, 0.0), (rw, 0.0), (rw, rh), (0.0, rh)];
-    // Corners are outer edges; output pixel centres are at +0.5.
     let Some(m) = homography(&dst, corners) else {
-        return RgbImage::new(RECT_W, RECT_H);
+        return out;
     };
-    let (fw, fh) = (frame.width() as f32, frame.height() as f32);
-    RgbImage::from_fn(RECT_W, RECT_H, |x, y| {
-        let (u, v) = (x as f64 + 0.5, y as f64 + 0.5);
-        let wq = m[6] * u + m[7] * v + m[8];
-        let sx = ((m[0] * u + m[1] * v + m[2]) / wq) as f32;
-        let sy = ((m[3] * u + m[4] * v + m[5]) / wq) as f32;
-        // Frame pixel (x, y) has its centre at (x, y) in corner coordinates
-        // shifted by half a pixel.
-        let (sx, sy) = (sx - 0.5, sy - 0.5);
-        if sx < 0.0 || sy < 0.0 || sx > fw - 1.0 || sy > fh - 1.0 {
-            return Rgb([0, 0, 0]);
-        }
-        let (x0, y0) = (sx.floor() as u32, sy.floor() as u32);
-        let (x1, y1) = (
-            (x0 + 1).min(frame.width() - 1),
-            (y0 + 1).min(frame.height() - 1),
+    let (fw, fh) = (frame.width() as usize, frame.height() as usize);
+    if fw < 2 || fh < 2 {
+        return out;
+    }
+    let (src, stride) = (frame.as_raw(), 3 * fw);
+    let (max_x, max_y) = ((fw - 1) as f32, (fh - 1) as f32);
+    let mf = m.map(|v| v as f32);
+    for (y, row) in out.chunks_exact_mut(3 * out_w as usize).enumerate() {
+        // Output pixel centres are at +0.5 from its outer edge. The row's
+        // terms in f64, each pixel's in f32: only one rounding from here.
+        let v = y as f64 + 0.5;
+        let (bx, by, bw) = (
+            (m[1] * v + m[2]) as f32,
+            (m[4] * v + m[5]) as f32,
+            (m[7] * v + m[8]) as f32,
         );
-        let (fx, fy) = (sx - x0 as f32, sy - y0 as f32);
-        let p = |x, y| frame.get_pixel(x, y).0.map(f32::from);
-        let (a, b, c, d) = (p(x0, y0), p(x1, y0), p(x0, y1), p(x1, y1));
-        let mut o = [0u8; 3];
-        for k in 0..3 {
-            let top = a[k] + (b[k] - a[k]) * fx;
-            let bot = c[k] + (d[k] - c[k]) * fx;
-            o[k] = (top + (bot - top) * fy).round().clamp(0.0, 255.0) as u8;
+        for (x, px) in row.chunks_exact_mut(3).enumerate() {
+            let u = x as f32 + 0.5;
+            let inv = 1.0 / (mf[6] * u + bw);
+            let (sx, sy) = (
+                (mf[0] * u + bx) * inv - shift,
+                (mf[3] * u + by) * inv - shift,
+            );
+            if !((0.0..=max_x).contains(&sx) && (0.0..=max_y).contains(&sy)) {
+                continue;
+            }
+            // Bilinear in 8-bit fixed point; the last row and column take
+            // their full weight from the pixel before.
+            let (x0, y0) = ((sx as usize).min(fw - 2), (sy as usize).min(fh - 2));
+            let wx = ((sx - x0 as f32) * 256.0 + 0.5) as u32;
+            let wy = ((sy - y0 as f32) * 256.0 + 0.5) as u32;
+            let i = y0 * stride + 3 * x0;
+            let (r0, r1) = (&src[i..i + 6], &src[i + stride..i + stride + 6]);
+            for k in 0..3 {
+                let top = u32::from(r0[k]) * (256 - wx) + u32::from(r0[k + 3]) * wx;
+                let bot = u32::from(r1[k]) * (256 - wx) + u32::from(r1[k + 3]) * wx;
+                px[k] = ((top * (256 - wy) + bot * wy + (1 << 15)) >> 16) as u8;
+            }
         }
-        Rgb(o)
-    })
+    }
+    out
 }
 
 /// The back: navy over most of the card (the corners included), and a white
@@ -643,10 +1216,11 @@ mod tests {
         Table::parse_grid(text, Cell::new(0, 0)).unwrap()
     }
 
-    const TABLES: [&str; 3] = [
+    const TABLES: [&str; 4] = [
         "rK uQ ## wB\nbP ## yN rR\n",
         "wK bQ rB\n## uN ##\nyP wR bK\n",
         "uK ## rQ bN wP\n## yB ## uR rP\n",
+        "wK bQ ## rB\nuN yP wR ##\nbK ## rQ uB\n## wN bP yR\n",
     ];
 
     fn base() -> SceneParams {
@@ -660,34 +1234,59 @@ mod tests {
 
     #[derive(Default)]
     struct Tally {
+        /// Cards fully in the frame and not covered by a hand.
         cards: usize,
         identified: usize,
-        wrong: usize,
+        /// Of `cards`, those with no detection at all.
         missed: usize,
+        /// Tokens that are not the true token of the card they sit on, or
+        /// that sit on no card, over every detection.
+        wrong: usize,
+        /// Cards the hand covers in part.
+        covered: usize,
+        /// Of `covered`, those given a token (right or wrong).
+        covered_read: usize,
     }
 
     /// Runs detection on one scene and matches detections to the truth by
-    /// centre.
-    fn run(t: &Table, p: &SceneParams, tally: &mut Tally, strict: bool, covered_only: bool) {
+    /// centre. `strict`: every card found once, centred and read.
+    fn run(t: &Table, p: &SceneParams, tally: &mut Tally, strict: bool) {
         let s = render(t, p, &card_image, cloth());
-        if std::env::var("DUMP").is_ok() { s.image.save(format!("/tmp/scene_{}.png", p.seed)).unwrap_or(()); }
         let found = detect(&s.image);
         let (cw, _) = p.card_size();
+        let near = |d: &Detected, c: (f32, f32)| dist(d.centre, c) < 0.4 * cw;
+        for d in &found {
+            if d.token.is_some() && !s.truth.iter().any(|ct| near(d, ct.centre_px)) {
+                tally.wrong += 1;
+                eprintln!("WRONG {:?} on no card at {:?} ({p:?})", d.token, d.centre);
+            }
+        }
         for ct in &s.truth {
+            let here: Vec<&Detected> = found.iter().filter(|d| near(d, ct.centre_px)).collect();
+            for d in &here {
+                if d.token.is_some_and(|tok| tok != ct.token) {
+                    tally.wrong += 1;
+                    eprintln!(
+                        "WRONG {:?}: {:?} read as {:?} ({p:?})",
+                        ct.cell, ct.token, d.token
+                    );
+                }
+            }
+            if ct.visible < 1.0 {
+                tally.covered += 1;
+                tally.covered_read += usize::from(here.iter().any(|d| d.token.is_some()));
+                continue;
+            }
             let in_frame = ct.corners_px.iter().all(|c| {
                 (0.0..p.width as f32).contains(&c.0) && (0.0..p.height as f32).contains(&c.1)
             });
-            if !in_frame || (covered_only && ct.visible >= 1.0) {
+            if !in_frame {
                 continue;
             }
             tally.cards += 1;
-            let near: Vec<&Detected> = found
-                .iter()
-                .filter(|d| dist(d.centre, ct.centre_px) < 0.4 * cw)
-                .collect();
             if strict {
-                assert_eq!(near.len(), 1, "{:?} detected {} times", ct.cell, near.len());
-                let d = near[0];
+                assert_eq!(here.len(), 1, "{:?} detected {} times", ct.cell, here.len());
+                let d = here[0];
                 assert!(
                     dist(d.centre, ct.centre_px) < 2.0,
                     "{:?}: centre {:?} vs {:?}",
@@ -697,34 +1296,31 @@ mod tests {
                 );
                 assert_eq!(d.token, Some(ct.token), "{:?}", ct.cell);
             }
-            let Some(d) = near.first() else {
-                eprintln!("MISSED {:?} seed {} at ({:.0},{:.0}) turns {} angle {:.0}", ct.cell, p.seed, ct.centre_px.0, ct.centre_px.1, ct.turns, ct.angle_deg);
+            if here.is_empty() {
                 tally.missed += 1;
-                continue;
-            };
-            match d.token {
-                Some(tok) if tok == ct.token => tally.identified += 1,
-                Some(tok) => {
-                    tally.wrong += 1;
-                    eprintln!(
-                        "WRONG {:?}: {:?} read as {:?} (seed {})",
-                        ct.cell, ct.token, tok, p.seed
-                    );
-                }
-                None => {}
+                eprintln!("MISSED {:?} at {:?} ({p:?})", ct.cell, ct.centre_px);
+            } else if here.iter().any(|d| d.token == Some(ct.token)) {
+                tally.identified += 1;
             }
         }
     }
 
     fn report(name: &str, t: &Tally) {
         println!(
-            "{name}: identified {}/{} ({:.0}%), missed {}, confident-wrong {}",
+            "{name}: identified {}/{} ({:.1}%), missed {}, confident-wrong {}, \
+             covered {} (given a token {})",
             t.identified,
             t.cards,
-            100.0 * t.identified as f32 / t.cards.max(1) as f32,
+            100.0 * recall(t),
             t.missed,
-            t.wrong
+            t.wrong,
+            t.covered,
+            t.covered_read,
         );
+    }
+
+    fn recall(t: &Tally) -> f32 {
+        t.identified as f32 / t.cards.max(1) as f32
     }
 
     #[test]
@@ -733,7 +1329,7 @@ mod tests {
         for (i, text) in TABLES.iter().enumerate() {
             let mut p = base();
             p.seed = i as u64;
-            run(&table(text), &p, &mut tally, true, false);
+            run(&table(text), &p, &mut tally, true);
         }
         report("clean", &tally);
         assert_eq!(tally.identified, tally.cards);
@@ -742,28 +1338,77 @@ mod tests {
     #[test]
     fn turned_and_tilted_scenes_are_never_read_wrong() {
         let mut tally = Tally::default();
-        for seed in 0..6u64 {
-            let text = TABLES[seed as usize % TABLES.len()];
+        for seed in 0..12u64 {
+            let text = TABLES[seed as usize % 3];
             let mut p = base();
             p.seed = seed;
             p.layout_rotation_deg = (seed as f32 * 37.0) % 360.0;
             p.per_card_skew_deg = 10.0;
             p.quarter_turns = true;
             p.gap_jitter_px = 2.0;
-            p.tilt_deg = 20.0 * (seed % 3) as f32 / 2.0;
-            run(&table(text), &p, &mut tally, false, false);
+            p.tilt_deg = 15.0 * (seed % 3) as f32;
+            run(&table(text), &p, &mut tally, false);
         }
-        report("rotated/skewed/turned/tilt<=20", &tally);
+        report("rotated/skewed/turned/tilt<=30", &tally);
         assert_eq!(tally.wrong, 0);
-        assert!(tally.identified * 2 > tally.cards, "too few identified");
+        assert!(recall(&tally) >= 0.97, "too few identified");
+    }
+
+    /// The hardest scenes the renderer makes, at their own size (1280×720,
+    /// cards 56 px wide), without the hand.
+    #[test]
+    fn tough_scenes_without_a_hand_are_never_read_wrong() {
+        let mut tally = Tally::default();
+        for seed in 0..4u64 {
+            let p = SceneParams {
+                hand: None,
+                seed,
+                ..SceneParams::tough()
+            };
+            run(
+                &table(TABLES[seed as usize % TABLES.len()]),
+                &p,
+                &mut tally,
+                false,
+            );
+        }
+        report("tough, no hand", &tally);
+        assert_eq!(tally.wrong, 0);
+        // Cards touching end to end along a whole side are split, but the
+        // shared side is only estimated and some codes then fail to read.
+        assert!(recall(&tally) >= 0.85, "too few identified");
+    }
+
+    /// Scenes anywhere between clean and tough, a hand in some.
+    #[test]
+    fn random_scenes_are_never_read_wrong() {
+        let (mut plain, mut handed) = (Tally::default(), Tally::default());
+        for seed in 0..16u64 {
+            let p = SceneParams::random(seed);
+            let tally = if p.hand.is_some() {
+                &mut handed
+            } else {
+                &mut plain
+            };
+            run(
+                &table(TABLES[seed as usize % TABLES.len()]),
+                &p,
+                tally,
+                false,
+            );
+        }
+        report("random, no hand", &plain);
+        report("random, hand", &handed);
+        assert_eq!(plain.wrong + handed.wrong, 0);
+        assert_eq!(handed.covered_read, 0, "a card under the hand was read");
+        assert!(recall(&plain) >= 0.95, "too few identified");
     }
 
     #[test]
     fn a_hand_over_cards_is_never_read_wrong() {
         let mut tally = Tally::default();
-        let mut covered = Tally::default();
         for seed in 0..4u64 {
-            let text = TABLES[seed as usize % TABLES.len()];
+            let text = TABLES[seed as usize % 3];
             let mut p = base();
             p.seed = seed;
             p.hand = Some(HandParams {
@@ -773,13 +1418,11 @@ mod tests {
             });
             let s = render(&table(text), &p, &card_image, cloth());
             assert!(hand_present(&s.image));
-            run(&table(text), &p, &mut tally, false, false);
-            run(&table(text), &p, &mut covered, false, true);
+            run(&table(text), &p, &mut tally, false);
         }
-        report("hand (all cards)", &tally);
-        report("hand (covered cards)", &covered);
-        assert_eq!(covered.wrong, 0);
+        report("hand", &tally);
         assert_eq!(tally.wrong, 0);
+        assert_eq!(tally.covered_read, 0, "a card under the hand was read");
         let mut p = base();
         p.seed = 9;
         let s = render(&table(TABLES[0]), &p, &card_image, cloth());
@@ -790,7 +1433,7 @@ mod tests {
     fn light_blur_noise_and_jpeg_are_never_read_wrong() {
         let mut tally = Tally::default();
         for seed in 0..4u64 {
-            let text = TABLES[seed as usize % TABLES.len()];
+            let text = TABLES[seed as usize % 3];
             let mut p = base();
             p.seed = seed;
             p.layout_rotation_deg = seed as f32 * 20.0;
@@ -801,10 +1444,134 @@ mod tests {
             p.blur_sigma = 0.8;
             p.noise_sigma = 3.0;
             p.jpeg_quality = Some(85);
-            run(&table(text), &p, &mut tally, false, false);
+            run(&table(text), &p, &mut tally, false);
         }
         report("light/blur/noise/jpeg", &tally);
         assert_eq!(tally.wrong, 0);
+    }
+
+    /// Brute-force four-connected labelling, to check the run labelling.
+    fn flood_labels(w: usize, h: usize, on: &[bool]) -> Vec<usize> {
+        let mut label = vec![0; w * h];
+        let mut next = 0;
+        for start in 0..w * h {
+            if !on[start] || label[start] != 0 {
+                continue;
+            }
+            next += 1;
+            let mut stack = vec![start];
+            label[start] = next;
+            while let Some(i) = stack.pop() {
+                let (x, y) = (i % w, i / w);
+                let mut visit = |j: usize| {
+                    if on[j] && label[j] == 0 {
+                        label[j] = next;
+                        stack.push(j);
+                    }
+                };
+                if x > 0 {
+                    visit(i - 1);
+                }
+                if x + 1 < w {
+                    visit(i + 1);
+                }
+                if y > 0 {
+                    visit(i - w);
+                }
+                if y + 1 < h {
+                    visit(i + w);
+                }
+            }
+        }
+        label
+    }
+
+    #[test]
+    fn run_labelling_matches_a_flood_fill() {
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        let mut rng = StdRng::seed_from_u64(7);
+        for density in [0.3, 0.5, 0.6, 0.8] {
+            let (w, h) = (37, 23);
+            let on: Vec<bool> = (0..w * h).map(|_| rng.random_bool(density)).collect();
+            let flood = flood_labels(w, h, &on);
+            let comps = components(w, h, |i| on[i]);
+            assert_eq!(comps.len(), flood.iter().copied().max().unwrap_or(0));
+            let mut covered = 0;
+            for runs in &comps {
+                let first = runs[0];
+                let l = flood[first.y as usize * w + first.x0 as usize];
+                for r in runs {
+                    for x in r.x0..r.x1 {
+                        assert_eq!(flood[r.y as usize * w + x as usize], l);
+                        covered += 1;
+                    }
+                }
+            }
+            assert_eq!(covered, on.iter().filter(|&&b| b).count());
+        }
+    }
+
+    #[test]
+    fn distance_transform_is_exact() {
+        // A disc with a notch, in a patch with its margin.
+        let mut runs = Vec::new();
+        for y in 0..21u32 {
+            let dy = y as f32 - 10.0;
+            let half = (100.0 - dy * dy).max(0.0).sqrt() as u32;
+            let (x0, x1) = (10 - half, 10 + half + 1);
+            if y == 10 {
+                runs.push(Run { y, x0, x1: 8 });
+                runs.push(Run { y, x0: 9, x1 });
+            } else {
+                runs.push(Run { y, x0, x1 });
+            }
+        }
+        let patch = Patch::new(&runs);
+        let d = patch.distance_sq();
+        let (w, h) = (patch.w, patch.h);
+        for (i, &got) in d.iter().enumerate() {
+            let mut best = f32::MAX;
+            for j in 0..w * h {
+                if !patch.on[j] {
+                    let dx = (i % w) as f32 - (j % w) as f32;
+                    let dy = (i / w) as f32 - (j / w) as f32;
+                    best = best.min(dx * dx + dy * dy);
+                }
+            }
+            assert_eq!(got, best, "pixel {i}");
+        }
+    }
+
+    #[test]
+    fn spans_cover_the_pixels_inside_a_quadrilateral() {
+        let quads = [
+            [(3.2, 1.5), (17.9, 4.0), (15.1, 19.7), (1.0, 16.2)],
+            [(10.0, 0.0), (20.0, 10.0), (10.0, 20.0), (0.0, 10.0)],
+            [(2.0, 2.0), (12.0, 2.0), (12.0, 9.0), (2.0, 9.0)],
+        ];
+        for q in quads {
+            let mut inside = vec![false; 24 * 24];
+            for_spans(&q, 24, 24, |y, x0, x1| {
+                for x in x0..x1 {
+                    inside[y * 24 + x] = true;
+                }
+            });
+            for y in 0..24 {
+                for x in 0..24 {
+                    let p = (x as f32, y as f32);
+                    // Signed areas of the four triangles: inside when none
+                    // is negative (clockwise order) or none positive.
+                    let s: Vec<f32> = (0..4)
+                        .map(|i| {
+                            let (a, b) = (q[i], q[(i + 1) % 4]);
+                            (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+                        })
+                        .collect();
+                    let want = s.iter().all(|&v| v >= 0.0) || s.iter().all(|&v| v <= 0.0);
+                    assert_eq!(inside[y * 24 + x], want, "{q:?} at {p:?}");
+                }
+            }
+        }
     }
 
     /// `cargo test --release --lib vision::cards::tests::timing -- --ignored --nocapture`
@@ -816,17 +1583,18 @@ mod tests {
             (p.width, p.height, p.pitch_px) = (w, h, pitch);
             p.layout_rotation_deg = 20.0;
             p.tilt_deg = 10.0;
-            let s = render(&table(TABLES[1]), &p, &card_image, cloth());
-            let start = std::time::Instant::now();
-            let n = 10;
+            let s = render(&table(TABLES[3]), &p, &card_image, cloth());
+            let n = 20;
             let mut found = 0;
-            for _ in 0..n {
-                found = detect(&s.image).len();
-            }
-            println!(
-                "{w}x{h}: {:?} per frame, {found} cards",
-                start.elapsed() / n
-            );
+            let fastest = (0..n)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    found = detect(&s.image).len();
+                    start.elapsed()
+                })
+                .min()
+                .unwrap_or_default();
+            println!("{w}x{h}: fastest {fastest:?} per frame, {found} cards");
         }
     }
 }

@@ -11,8 +11,8 @@ use image::imageops::FilterType;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::deck::print::{back, face};
-use crate::table::{Card, Cell, Colour, Piece, Table, Token};
+use crate::deck::print::{DECK_COLOURS, back, face};
+use crate::table::{Card, Cell, Piece, Table, Token};
 use crate::vision::scene::{HandParams, SceneParams, stand_in_card};
 
 /// Which card faces a set is rendered with.
@@ -29,7 +29,8 @@ impl Deck {
     /// The card image for the renderer; `None` is the back. Images are
     /// shrunk once to a size that suits frames up to 1280×720.
     pub fn image(self, card: Option<Card>) -> RgbImage {
-        static CACHE: OnceLock<Mutex<HashMap<(u8, Option<Card>), RgbImage>>> = OnceLock::new();
+        type Cache = Mutex<HashMap<(u8, Option<Card>), RgbImage>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
         let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
         let key = (self as u8, card);
         if let Some(img) = cache.lock().map(|c| c.get(&key).cloned()).ok().flatten() {
@@ -87,7 +88,8 @@ fn random_token(r: &mut StdRng) -> Token {
     if r.random_bool(0.3) {
         return Token::Down;
     }
-    let colour = Colour::ALL[r.random_range(0..Colour::ALL.len())];
+    // En Prise's four colours: the printed deck's export has no yellow.
+    let colour = DECK_COLOURS[r.random_range(0..DECK_COLOURS.len())];
     let piece = Piece::ALL[r.random_range(0..Piece::ALL.len())];
     Token::Up(Card { colour, piece })
 }

@@ -7,7 +7,7 @@
 //! sampled inside a small inset, so that a few pixels of felt from an
 //! imperfect quadrilateral do not count, on two grids of cell means:
 //!
-//! - **Shape**, [`LW`]×[`LH`] cells of log luminance. The best-fitting plane
+//! - **Shape**, 24×34 cells of log luminance. The best-fitting plane
 //!   is subtracted and the rest scaled to unit RMS: in the log a light
 //!   gradient or the edge of a soft shadow is (nearly) additive and smooth,
 //!   so the plane takes it away, and the scale takes away exposure and
@@ -17,11 +17,18 @@
 //!   of dark ink counts less): brightness does not change it, and the coarser
 //!   grid suits JPEG's halved chroma.
 //!
+//! A learned face is first shrunk to a typical on-screen card width and
+//! stretched back to the rectified size, so that its template is as soft as
+//! the cards the camera will deliver.
+//!
 //! # Matching
 //!
 //! A card either way up is the same grids read backwards, so every learned
-//! kind is tried both ways. The distance to a template is the mean squared
-//! difference of the shape cells plus [`COLOUR_WEIGHT`] times that of the
+//! kind is tried both ways. Corner misregistration of a few percent moves
+//! the print by about half a cell, so the shape grid is also read shifted
+//! half a cell in each of eight directions and every kind keeps its best
+//! read (kinds too far off to reach the top two are not tried shifted). The distance to a template is the mean squared
+//! difference of the shape cells plus a weight (16) times that of the
 //! colour cells. A card is named only when
 //!
 //! 1. the best kind beats the runner-up by a clear **margin**: with `d1`,
@@ -468,14 +475,12 @@ impl DeckModel {
             })
             .collect();
         let n = kinds.len();
-        let mut pair = vec![[0.0f32; 2]; n * n];
-        for i in 0..n {
-            for j in 0..n {
-                for r in 0..2 {
-                    pair[i * n + j][r] = distance(&kinds[i].oriented[0], &kinds[j].oriented[r]);
-                }
-            }
-        }
+        let pair = (0..n * n)
+            .map(|ij| {
+                let (a, b) = (&kinds[ij / n].oriented, &kinds[ij % n].oriented);
+                b.each_ref().map(|t| distance(&a[0], t))
+            })
+            .collect();
         DeckModel {
             kinds,
             corner_code,

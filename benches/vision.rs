@@ -1,0 +1,130 @@
+//! Card detection benchmarks (divan): `detect` on rendered 1280×720 frames
+//! of 16 cards at a pitch of 96 px (a clean overhead shot, a rotated and
+//! tilted one, one with a hand over the cards), and `rectify` of one card.
+//!
+//! `cargo bench --bench vision`. Target: `detect` under 15 ms a frame on one
+//! core, identification by corner code included. Frames are rendered once,
+//! outside the timing.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use arbiter::deck::print::{back, face};
+use arbiter::table::{Card, Cell, Table};
+use arbiter::vision::cards::{detect, rectify};
+use arbiter::vision::scene::{HandParams, Scene, SceneParams, felt, render};
+use divan::{Bencher, black_box};
+
+fn main() {
+    divan::main();
+}
+
+/// Sixteen cards, a quarter of them face down.
+const TABLE: &str = "\
+wK bQ ## rB
+uN yP wR ##
+bK ## rQ uB
+## wN bP yR
+";
+
+/// Card images, drawn at print size once.
+fn card_image(c: Option<Card>) -> image::RgbImage {
+    static CACHE: OnceLock<Mutex<HashMap<Option<Card>, image::RgbImage>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    cache
+        .lock()
+        .expect("cache lock")
+        .entry(c)
+        .or_insert_with(|| c.map_or_else(back, face))
+        .clone()
+}
+
+fn scene(params: &SceneParams) -> Scene {
+    let table = Table::parse_grid(TABLE, Cell::new(0, 0)).expect("the bench table parses");
+    render(&table, params, &card_image, &felt(128, 3))
+}
+
+fn clean() -> SceneParams {
+    SceneParams {
+        pitch_px: 96.0,
+        ..SceneParams::clean()
+    }
+}
+
+fn tilted() -> SceneParams {
+    SceneParams {
+        layout_rotation_deg: 20.0,
+        per_card_skew_deg: 5.0,
+        gap_jitter_px: 2.0,
+        tilt_deg: 20.0,
+        light_gradient: 0.3,
+        noise_sigma: 3.0,
+        jpeg_quality: Some(85),
+        seed: 1,
+        ..clean()
+    }
+}
+
+fn hand() -> SceneParams {
+    SceneParams {
+        hand: Some(HandParams {
+            reach: 0.5,
+            from_deg: Some(60.0),
+            size: 1.0,
+        }),
+        seed: 2,
+        ..clean()
+    }
+}
+
+/// Times `detect` on the scene, after checking it reads at least `read`
+/// cards and none wrong.
+fn detect_scene(bencher: Bencher, params: SceneParams, read: usize) {
+    let s = scene(&params);
+    let found = detect(&s.image);
+    let mut right = 0;
+    for d in &found {
+        let Some(token) = d.token else { continue };
+        let truth = s
+            .truth
+            .iter()
+            .min_by(|a, b| {
+                let da = (a.centre_px.0 - d.centre.0).hypot(a.centre_px.1 - d.centre.1);
+                let db = (b.centre_px.0 - d.centre.0).hypot(b.centre_px.1 - d.centre.1);
+                da.total_cmp(&db)
+            })
+            .expect("cards in the scene");
+        assert_eq!(token, truth.token, "a card read wrong");
+        right += 1;
+    }
+    assert!(
+        right >= read,
+        "only {right} of {} cards read",
+        s.truth.len()
+    );
+    bencher.bench_local(|| detect(black_box(&s.image)));
+}
+
+#[divan::bench]
+fn detect_clean(bencher: Bencher) {
+    detect_scene(bencher, clean(), 16);
+}
+
+#[divan::bench]
+fn detect_rotated_tilted(bencher: Bencher) {
+    detect_scene(bencher, tilted(), 16);
+}
+
+#[divan::bench]
+fn detect_hand(bencher: Bencher) {
+    detect_scene(bencher, hand(), 8);
+}
+
+/// One card to the full [`arbiter::vision::cards::RECT_W`]-wide image, as
+/// an identifier other than the corner code gets it.
+#[divan::bench]
+fn rectify_one(bencher: Bencher) {
+    let s = scene(&tilted());
+    let corners = s.truth[5].corners_px;
+    bencher.bench_local(|| rectify(black_box(&s.image), black_box(&corners)));
+}
