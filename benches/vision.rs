@@ -1,6 +1,7 @@
-//! Card detection benchmarks (divan): `detect` on rendered 1280×720 frames
-//! of 16 cards at a pitch of 96 px (a clean overhead shot, a rotated and
-//! tilted one, one with a hand over the cards), and `rectify` of one card.
+//! Camera benchmarks (divan): `detect` and the whole `recognise` on
+//! rendered 1280×720 frames of 16 cards at a pitch of 96 px (a clean
+//! overhead shot, a rotated and tilted one, one with a hand over the
+//! cards), and `rectify` and template `identify` of one card.
 //!
 //! `cargo bench --bench vision`. Target: `detect` under 15 ms a frame on one
 //! core, identification by corner code included. Frames are rendered once,
@@ -10,9 +11,11 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use arbiter::deck::print::{back, face};
-use arbiter::table::{Card, Cell, Table};
-use arbiter::vision::cards::{detect, rectify};
+use arbiter::table::{Card, Cell, Table, Token};
+use arbiter::vision::cards::{Identify, detect, rectify};
+use arbiter::vision::recognise::Recogniser;
 use arbiter::vision::scene::{HandParams, Scene, SceneParams, felt, render};
+use arbiter::vision::templates::DeckModel;
 use divan::{Bencher, black_box};
 
 fn main() {
@@ -127,4 +130,45 @@ fn rectify_one(bencher: Bencher) {
     let s = scene(&tilted());
     let corners = s.truth[5].corners_px;
     bencher.bench_local(|| rectify(black_box(&s.image), black_box(&corners)));
+}
+
+/// The whole per-frame work of the camera input: find the cards, read each
+/// with the bundled deck's learned templates (and corner code), place them
+/// on cells, look for a hand. The figure to hold against the 15 ms budget
+/// (a frame at 60 fps).
+fn recognise_scene(bencher: Bencher, params: SceneParams, read: usize) {
+    let s = scene(&params);
+    let r = Recogniser::bundled();
+    let rec = r.recognise(&s.image);
+    let readable = rec
+        .cells
+        .iter()
+        .filter(|c| c.token != Token::Unreadable)
+        .count();
+    assert!(readable >= read, "only {readable} cells read: {rec:?}");
+    bencher.bench_local(|| r.recognise(black_box(&s.image)));
+}
+
+#[divan::bench]
+fn recognise_clean(bencher: Bencher) {
+    recognise_scene(bencher, clean(), 16);
+}
+
+#[divan::bench]
+fn recognise_rotated_tilted(bencher: Bencher) {
+    recognise_scene(bencher, tilted(), 16);
+}
+
+#[divan::bench]
+fn recognise_hand(bencher: Bencher) {
+    recognise_scene(bencher, hand(), 4);
+}
+
+/// One rectified card read by the bundled deck's templates.
+#[divan::bench]
+fn identify_one(bencher: Bencher) {
+    let s = scene(&tilted());
+    let card = rectify(&s.image, &s.truth[5].corners_px);
+    let model = DeckModel::bundled();
+    bencher.bench_local(|| model.identify(black_box(&card)));
 }

@@ -99,9 +99,23 @@ fn missing_files_and_unknown_inputs_are_errors_not_panics() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no/such/script.toml"), "{}", stderr(&o));
 
-    let o = arbiter(&["watch", "--input", "camera:0"]);
+    let o = arbiter(&["watch", "--input", "webcam:0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown input kind"), "{}", stderr(&o));
+
+    // A device needs the game named.
+    let o = arbiter(&["watch", "--input", "camera:0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--setup"), "{}", stderr(&o));
+
+    // No camera here (and, without the feature, no camera support): said.
+    let demo = "fixtures/scenarios/enprise/demo.toml";
+    let o = arbiter(&["watch", "--input", "camera:0", "--setup", demo]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("camera:0"), "{}", stderr(&o));
+    let o = arbiter(&["watch", "--input", "frames:no/such/dir", "--setup", demo]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no/such/dir"), "{}", stderr(&o));
 
     let o = arbiter(&["watch", "--input", "game.toml"]);
     assert_eq!(o.status.code(), Some(2));
