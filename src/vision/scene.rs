@@ -276,27 +276,10 @@ fn apply(h: &[[f64; 3]; 3], (x, y): (f32, f32)) -> (f32, f32) {
     (u as f32, v as f32)
 }
 
+/// The camera's homography is never singular (tilt stays below 90°), so
+/// the identity stands in only for the impossible case.
 fn invert(m: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    let [[a, b, c], [d, e, f], [g, h, i]] = *m;
-    let det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
-    let k = 1.0 / det;
-    [
-        [
-            (e * i - f * h) * k,
-            (c * h - b * i) * k,
-            (b * f - c * e) * k,
-        ],
-        [
-            (f * g - d * i) * k,
-            (a * i - c * g) * k,
-            (c * d - a * f) * k,
-        ],
-        [
-            (d * h - e * g) * k,
-            (b * g - a * h) * k,
-            (a * e - b * d) * k,
-        ],
-    ]
+    crate::vision::lattice::invert(m).unwrap_or([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
 }
 
 /// A card laid on the plane.
