@@ -34,6 +34,9 @@ pub enum EventBody {
     Check {
         player: String,
         attackers: Vec<Cell>,
+        /// 8x8 games: the attackers' algebraic squares.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        squares: Vec<String>,
     },
     Checkmate {
         player: String,
@@ -52,7 +55,7 @@ pub enum EventBody {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ActionEvent {
     pub player: String,
     pub action: String,
@@ -64,6 +67,18 @@ pub struct ActionEvent {
     pub to: Option<Cell>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub captured: Option<Card>,
+    /// DoubleCross: the piece a pawn became.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub promotion: Option<Card>,
+    /// DoubleCross: the Joust card drawn or resolved (`wild-move`, ...).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub joust: Option<String>,
+    /// Chess games: the move in standard algebraic notation.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub san: Option<String>,
+    /// 8x8 games: `from` and `to` as algebraic squares, in that order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub squares: Vec<String>,
 }
 
 /// Something the table shows that the rules forbid, or a physical mistake.
@@ -79,6 +94,9 @@ pub struct Flag {
     /// The player at fault, where one is.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub player: Option<String>,
+    /// 8x8 games: `cells` as algebraic squares (the referee fills them in).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub squares: Vec<String>,
 }
 
 impl Flag {
@@ -213,15 +231,59 @@ impl fmt::Display for Event {
             EventBody::Action(a) => {
                 let p = &a.player;
                 let card = a.card.map(|c| c.to_string()).unwrap_or_default();
-                let at = |c: Option<Cell>| c.map(|c| c.to_string()).unwrap_or_default();
+                // On a chessboard the squares read better than cells.
+                let named = a.squares.len() == a.from.iter().chain(a.to.iter()).count();
+                let at = |c: Option<Cell>| match c {
+                    None => String::new(),
+                    Some(c) if named => {
+                        let i = usize::from(a.from.is_some() && Some(c) == a.to);
+                        a.squares.get(i).cloned().unwrap_or_else(|| c.to_string())
+                    }
+                    Some(c) => c.to_string(),
+                };
+                let joust = a.joust.as_deref().unwrap_or_default();
+                let san = a.san.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
                 match a.action.as_str() {
+                    "draw" if a.card.is_some() => write!(f, "{p} draws {card}"),
+                    "draw" => write!(f, "{p} draws joust:{joust}"),
+                    "cannot_move" => write!(f, "{p} cannot move with {card} (no legal action)"),
+                    "move" if a.san.is_some() => {
+                        write!(f, "{p} moves {card} {} -> {}{san}", at(a.from), at(a.to))
+                    }
+                    "castle" => write!(f, "{p} castles {card} {} -> {}{san}", at(a.from), at(a.to)),
+                    "en_passant" => write!(
+                        f,
+                        "{p} takes en passant with {card} {} -> {}{san}",
+                        at(a.from),
+                        at(a.to)
+                    ),
+                    "promote" => write!(
+                        f,
+                        "{p} promotes {card} at {} to {}{san}",
+                        at(a.to),
+                        a.promotion.map(|c| c.to_string()).unwrap_or_default()
+                    ),
+                    "remove" => write!(f, "{p} removes {card} from {}", at(a.from)),
+                    "joust" => {
+                        write!(f, "{p} plays joust:{joust}")?;
+                        if a.card.is_some() {
+                            write!(f, " {card}")?;
+                        }
+                        if a.from.is_some() {
+                            write!(f, " from {}", at(a.from))?;
+                        }
+                        if a.to.is_some() {
+                            write!(f, " to {}", at(a.to))?;
+                        }
+                        Ok(())
+                    }
                     "place" => write!(f, "{p} places {card} at {}", at(a.to)),
                     "place_vacant" => write!(f, "{p} places {card} face-down at {}", at(a.to)),
                     "occupy" => write!(f, "{p} places {card} on the vacant {}", at(a.to)),
                     "move" => write!(f, "{p} moves {card} {} -> {}", at(a.from), at(a.to)),
                     "capture" => write!(
                         f,
-                        "{p} takes {} with {card} {} -> {}",
+                        "{p} takes {} with {card} {} -> {}{san}",
                         a.captured.map(|c| c.to_string()).unwrap_or_default(),
                         at(a.from),
                         at(a.to)
@@ -249,7 +311,11 @@ impl fmt::Display for Event {
                 "FLAG {} [{}] at {}: {}",
                 fl.kind.as_str(),
                 fl.rule,
-                cells(&fl.cells),
+                if fl.squares.is_empty() {
+                    cells(&fl.cells)
+                } else {
+                    fl.squares.join(" ")
+                },
                 fl.message
             ),
             EventBody::Cleared { kind, how } => {
@@ -259,11 +325,19 @@ impl fmt::Display for Event {
                 };
                 write!(f, "cleared {} ({how})", kind.as_str())
             }
-            EventBody::Check { player, attackers } => {
+            EventBody::Check {
+                player,
+                attackers,
+                squares,
+            } => {
                 write!(
                     f,
                     "CHECK: {player}'s king is attacked from {}",
-                    cells(attackers)
+                    if squares.is_empty() {
+                        cells(attackers)
+                    } else {
+                        squares.join(" ")
+                    }
                 )
             }
             EventBody::Checkmate { player } => write!(f, "CHECKMATE: {player}"),
@@ -293,6 +367,7 @@ mod tests {
                 from: Some(Cell::new(0, 0)),
                 to: Some(Cell::new(2, 1)),
                 captured: None,
+                ..Default::default()
             }),
         };
         let line = e.to_json_line();
@@ -314,6 +389,7 @@ mod tests {
                 rule: "EP-MISSED-SWAP".into(),
                 message: "m".into(),
                 player: Some("white".into()),
+                squares: vec![],
             }),
         };
         let v = e.to_json();

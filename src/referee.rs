@@ -120,11 +120,57 @@ impl<G: Game> Referee<G> {
             other => {
                 // Non-table inputs belong to games without ambiguous readings.
                 self.commit_best(&mut emit);
-                let verdict = Some(self.game.judge_input(other));
-                self.settle(verdict, &mut emit);
+                match self.game.judge_input(other) {
+                    // A draw or a call does not mend the table: a table flag
+                    // stays open until the table is put right.
+                    Verdict::Advance { game, events } => {
+                        for e in events {
+                            emit(e);
+                        }
+                        self.game = game;
+                        self.expected = self.game.table();
+                    }
+                    // An input the rules refuse is said once; there is
+                    // nothing on the table to mend.
+                    Verdict::Flag(flag) => emit(EventBody::Flag(flag)),
+                    Verdict::Ambiguous(readings) => {
+                        let verdict = Some(Verdict::Ambiguous(readings));
+                        self.settle(verdict, &mut emit);
+                    }
+                }
             }
         }
+        self.name_squares(&mut out);
         out
+    }
+
+    /// Adds algebraic squares beside cells, for games on a chessboard.
+    fn name_squares(&self, events: &mut [Event]) {
+        let names = |cells: &[Cell]| -> Vec<String> {
+            let names: Vec<String> = cells
+                .iter()
+                .filter_map(|&c| self.game.square_name(c))
+                .collect();
+            // All or nothing: a list that skips a cell would misalign.
+            if names.len() == cells.len() {
+                names
+            } else {
+                vec![]
+            }
+        };
+        for e in events {
+            match &mut e.body {
+                EventBody::Action(a) => {
+                    let cells: Vec<Cell> = a.from.iter().chain(a.to.iter()).copied().collect();
+                    a.squares = names(&cells);
+                }
+                EventBody::Flag(f) => f.squares = names(&f.cells),
+                EventBody::Check {
+                    attackers, squares, ..
+                } => *squares = names(attackers),
+                _ => {}
+            }
+        }
     }
 
     /// A flag when the input could not read the table: cells it marked
@@ -292,6 +338,7 @@ impl<G: Game> Referee<G> {
     pub fn finish(&mut self, step: usize) -> Vec<Event> {
         let mut out = Vec::new();
         self.commit_best(&mut |body| out.push(Event { step, body }));
+        self.name_squares(&mut out);
         out
     }
 }
@@ -400,6 +447,7 @@ fn unreadable_flag(cells: Vec<Cell>, message: String) -> Flag {
         rule: "INPUT".into(),
         message,
         player: None,
+        squares: vec![],
     }
 }
 
@@ -436,6 +484,8 @@ pub trait AnyReferee {
     fn panel(&self) -> crate::games::Panel;
     fn next_card(&self) -> Option<crate::table::Card>;
     fn is_over(&self) -> bool;
+    /// The game record in the game's standard notation, where it has one.
+    fn record(&self) -> Option<String>;
 }
 
 impl<G: Game> AnyReferee for Referee<G> {
@@ -465,6 +515,9 @@ impl<G: Game> AnyReferee for Referee<G> {
     }
     fn is_over(&self) -> bool {
         self.game.is_over()
+    }
+    fn record(&self) -> Option<String> {
+        self.game.record()
     }
 }
 

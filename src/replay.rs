@@ -2,6 +2,7 @@
 //! `arbiter replay`, `arbiter watch --input script:` and the tests share.
 
 use crate::event::Event;
+use crate::games::doublecross::DoubleCross;
 use crate::games::enprise::EnPrise;
 use crate::referee::{AnyReferee, Referee};
 use crate::script::{GameKind, Script, ScriptError};
@@ -10,10 +11,11 @@ use crate::script::{GameKind, Script, ScriptError};
 pub fn referee_for(script: &Script) -> Result<Box<dyn AnyReferee>, ScriptError> {
     match script.game {
         GameKind::EnPrise => Ok(Box::new(Referee::new(EnPrise::from_script(script)?))),
+        GameKind::DoubleCross => Ok(Box::new(Referee::new(DoubleCross::from_script(script)?))),
         other => Err(script.error(
             1,
             format!(
-                "{} is not refereed yet: this build referees enprise",
+                "{} is not refereed yet: this build referees enprise and doublecross",
                 other.name()
             ),
         )),

@@ -2,11 +2,12 @@
 //! speaks. A game is pure state: no I/O, no devices, no screen.
 
 pub mod board;
+pub mod doublecross;
 pub mod enprise;
 
 use crate::event::{EventBody, Flag, FlagKind};
 use crate::observation::Observation;
-use crate::table::{Card, Change, Colour, Table};
+use crate::table::{Card, Cell, Change, Colour, Table};
 
 /// The referee's answer about one observation that differs from the table
 /// the game expects.
@@ -62,6 +63,7 @@ pub trait Game: Clone + std::fmt::Debug {
             rule: "TABLE-SCRIPT".into(),
             message: format!("{} does not use {} observations", self.name(), input.kind()),
             player: None,
+            squares: vec![],
         })
     }
 
@@ -73,6 +75,18 @@ pub trait Game: Clone + std::fmt::Debug {
     /// The card the player to act would place next, if any (the mock
     /// device offers it).
     fn next_card(&self) -> Option<Card> {
+        None
+    }
+
+    /// The algebraic square of a cell, for games on a chessboard: their
+    /// events then name squares beside cells (`spec/table-script.md`).
+    fn square_name(&self, _cell: Cell) -> Option<String> {
+        None
+    }
+
+    /// The game record in the game's own standard notation (PGN for the
+    /// chess games), where it has one.
+    fn record(&self) -> Option<String> {
         None
     }
 }
@@ -116,5 +130,6 @@ pub fn unexplained(changes: &[Change], rule: &str, why: &str) -> Flag {
         rule: rule.into(),
         message: format!("{why}: the cards at {list} match no action; put them back as they were"),
         player: None,
+        squares: vec![],
     }
 }

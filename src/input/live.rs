@@ -149,6 +149,7 @@ mod tests {
             rule: "X".into(),
             message: String::new(),
             player: None,
+            squares: vec![],
         }
     }
 
@@ -186,6 +187,7 @@ mod tests {
             body: EventBody::Check {
                 player: "black".into(),
                 attackers: vec![Cell::new(0, 2)],
+                squares: vec![],
             },
         };
         let lit = leds.update(std::slice::from_ref(&check), &[]).unwrap();
@@ -199,6 +201,7 @@ mod tests {
                 from: None,
                 to: None,
                 captured: None,
+                ..Default::default()
             }),
         };
         assert_eq!(leds.update(&[action], &[]).unwrap(), vec![]);

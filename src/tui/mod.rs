@@ -202,7 +202,9 @@ impl App {
                     self.last_action.extend(a.from.iter().chain(a.to.iter()));
                 }
                 EventBody::Flag(_) => self.bell = true,
-                EventBody::Check { player, attackers } => {
+                EventBody::Check {
+                    player, attackers, ..
+                } => {
                     self.bell = true;
                     self.banners.push(Banner::Check {
                         player: player.clone(),

@@ -80,6 +80,7 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
                         rule: v.rule.into(),
                         message: v.message,
                         player: Some(v.player.name().into()),
+                        squares: vec![],
                     });
                 }
             }
@@ -106,6 +107,7 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
                 changes.len()
             ),
             player: Some(g.to_move().name().into()),
+            squares: vec![],
         });
     }
     Verdict::Flag(unexplained(
@@ -438,5 +440,6 @@ fn slip_flag(g: &EnPrise, actions: &[Action], fit: Fit) -> Flag {
         rule: rule.into(),
         message,
         player: Some(mover.name().into()),
+        squares: vec![],
     }
 }

@@ -158,6 +158,7 @@ impl Action {
             from,
             to,
             captured,
+            ..Default::default()
         })
     }
 
@@ -495,10 +496,7 @@ impl EnPrise {
             events.push(EventBody::Action(ActionEvent {
                 player: me.name().into(),
                 action: "pass".into(),
-                card: None,
-                from: None,
-                to: None,
-                captured: None,
+                ..Default::default()
             }));
             passes += 1;
             if passes >= active.len() {
@@ -535,6 +533,7 @@ impl EnPrise {
                 events.push(EventBody::Check {
                     player: self.players[j].name().into(),
                     attackers: attackers.clone(),
+                    squares: vec![],
                 });
             }
             self.checked[j] = attackers;

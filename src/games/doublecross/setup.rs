@@ -1,0 +1,269 @@
+//! Building a DoubleCross game from a table script: the options of the spec
+//! and an optional `[start]` position with its state keys:
+//!
+//! ```toml
+//! [start]
+//! to_move = "black"                 # the player to draw next
+//! table = """..."""                 # 8 rows, rank 8 first
+//! state = { castling = "Kq", en_passant = "e3", removed = ["bR"],
+//!           drawn = ["wP", "bN"], save_king = "white", switched = false }
+//! ```
+//!
+//! Every key is optional: castling rights default to those whose King and
+//! Rook stand on their squares, the removed pool to the standard pieces
+//! missing from the board, `drawn` (cards out of the draw pile) to none.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::chess::{Position, Side, parse_square, square_of};
+use super::deck::{DcCard, JoustMode, standard_counts};
+use super::{DoubleCross, Options, card_of, clear_lost_rights};
+use crate::script::{Script, ScriptError};
+use crate::table::{Card, Colour, Piece, Token};
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawOptions {
+    deck: Option<BTreeMap<String, u32>>,
+    #[serde(default)]
+    joust: JoustMode,
+    #[serde(default)]
+    delayed_promotion: bool,
+    #[serde(default)]
+    free_self_removal: bool,
+    #[serde(default)]
+    announce_checks: bool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct StartState {
+    castling: Option<String>,
+    en_passant: Option<String>,
+    removed: Option<Vec<String>>,
+    #[serde(default)]
+    drawn: Vec<String>,
+    save_king: Option<String>,
+    #[serde(default)]
+    switched: bool,
+}
+
+impl DoubleCross {
+    pub fn from_script(script: &Script) -> Result<DoubleCross, ScriptError> {
+        if let Some(p) = &script.players {
+            if p.value != [Colour::White, Colour::Black] {
+                return Err(script.error(
+                    p.line,
+                    "DoubleCross is played by white and black: players = [\"white\", \"black\"]",
+                ));
+            }
+        }
+        if let Some((_, bp)) = script.battleplan.iter().next() {
+            return Err(script.error(bp.line, "[battleplan] belongs to En Prise, not DoubleCross"));
+        }
+        let raw: RawOptions =
+            script
+                .options
+                .value
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    script.error(script.options.line, format!("options: {}", e.message()))
+                })?;
+        let opts = options(raw).map_err(|m| script.error(script.options.line, format!("options: {m}")))?;
+        let mut game = DoubleCross::new(opts);
+        if let Some(start) = &script.start {
+            let err = |m: String| script.error(start.line, format!("[start]: {m}"));
+            let state_err =
+                |m: String| script.error(start.state.line, format!("[start] state: {m}"));
+            let state: StartState = start
+                .state
+                .value
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| state_err(e.message().to_string()))?;
+            let mut pos = Position::empty();
+            for (cell, token) in start.table.iter() {
+                let sq = square_of(cell)
+                    .ok_or_else(|| err(format!("{cell} lies off the 8x8 board")))?;
+                match token {
+                    Token::Up(card) => {
+                        let side = Side::from_colour(card.colour).ok_or_else(|| {
+                            err(format!("{card} at {cell}: DoubleCross pieces are white or black"))
+                        })?;
+                        pos.set(sq, Some((side, card.piece)));
+                    }
+                    Token::Down => {
+                        return Err(err(format!("## at {cell}: DoubleCross pieces stand face up")));
+                    }
+                    Token::Unreadable => {
+                        return Err(err(format!("?? at {cell}: a start position is known")));
+                    }
+                }
+            }
+            for side in [Side::White, Side::Black] {
+                if pos.pieces(side, Piece::King).count_ones() > 1 {
+                    return Err(err(format!("{} has two Kings", side.colour().title())));
+                }
+            }
+            pos.castling = match &state.castling {
+                None => 0b1111,
+                Some(text) => parse_castling(text)
+                    .ok_or_else(|| state_err(format!("castling {text:?}: write KQkq, a subset, or -")))?,
+            };
+            clear_lost_rights(&mut pos);
+            if let Some(text) = &state.en_passant {
+                let sq = parse_square(text)
+                    .filter(|sq| matches!(sq / 8, 2 | 5))
+                    .ok_or_else(|| {
+                        state_err(format!(
+                            "en_passant {text:?}: the square passed over, on rank 3 or 6"
+                        ))
+                    })?;
+                pos.ep = Some(sq);
+            }
+            game.removed = match &state.removed {
+                Some(list) => list
+                    .iter()
+                    .map(|t| piece_card(t).ok_or_else(|| state_err(format!("removed: {t:?} is no piece card"))))
+                    .collect::<Result<_, _>>()?,
+                None => missing_pieces(&pos),
+            };
+            for t in &state.drawn {
+                let card = DcCard::parse(t).map_err(|e| state_err(format!("drawn: {e}")))?;
+                if !game.deck.remove_for_start(card) {
+                    return Err(state_err(format!("drawn: no {card} is left in the deck")));
+                }
+            }
+            if let Some(name) = &state.save_king {
+                let i = player_index(name)
+                    .ok_or_else(|| state_err(format!("save_king names {name:?}: white or black")))?;
+                if !game.deck.take(DcCard::Joust(super::deck::Joust::SaveKing)) {
+                    return Err(state_err("save_king: Save King is not in the deck (options.joust)".into()));
+                }
+                game.deck.hold_save_king(i);
+            }
+            if state.switched {
+                game.sides = [Side::Black, Side::White];
+            }
+            if let Some(c) = start.to_move {
+                game.to_move = player_index(c.name())
+                    .ok_or_else(|| err(format!("to_move is {c}: white or black")))?;
+            }
+            game.start_fen = Some(pos.fen());
+            game.pos = pos;
+        }
+        Ok(game)
+    }
+}
+
+fn options(raw: RawOptions) -> Result<Options, String> {
+    let deck = match raw.deck {
+        None => standard_counts(),
+        Some(map) => {
+            let mut counts = BTreeMap::new();
+            for (name, n) in map {
+                let card = piece_card(&name).ok_or_else(|| {
+                    format!("deck: {name:?} is no piece card (w or b, then K Q R B N P)")
+                })?;
+                counts.insert(card, n);
+            }
+            if counts.values().sum::<u32>() == 0 {
+                return Err("deck: the deck holds no card".into());
+            }
+            counts
+        }
+    };
+    Ok(Options {
+        deck,
+        joust: raw.joust,
+        delayed_promotion: raw.delayed_promotion,
+        free_self_removal: raw.free_self_removal,
+        announce_checks: raw.announce_checks,
+    })
+}
+
+fn piece_card(text: &str) -> Option<Card> {
+    match DcCard::parse(text) {
+        Ok(DcCard::Piece(c)) => Some(c),
+        _ => None,
+    }
+}
+
+fn player_index(name: &str) -> Option<usize> {
+    ["white", "black"].iter().position(|&p| p == name)
+}
+
+fn parse_castling(text: &str) -> Option<u8> {
+    use super::chess::{BLACK_KINGSIDE, BLACK_QUEENSIDE, WHITE_KINGSIDE, WHITE_QUEENSIDE};
+    if text == "-" {
+        return Some(0);
+    }
+    let mut bits = 0;
+    for c in text.chars() {
+        bits |= match c {
+            'K' => WHITE_KINGSIDE,
+            'Q' => WHITE_QUEENSIDE,
+            'k' => BLACK_KINGSIDE,
+            'q' => BLACK_QUEENSIDE,
+            _ => return None,
+        };
+    }
+    Some(bits)
+}
+
+/// The standard pieces not on the board: a start without a pool says they
+/// were captured (`spec/table-script.md`).
+fn missing_pieces(pos: &Position) -> Vec<Card> {
+    let mut out = Vec::new();
+    for (card, n) in standard_counts() {
+        let on = (0..64u8)
+            .filter(|&sq| pos.piece_at(sq).map(card_of) == Some(card))
+            .count() as u32;
+        for _ in on..n {
+            out.push(card);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn script(text: &str) -> Result<DoubleCross, ScriptError> {
+        let s = Script::parse("t.toml", &format!("game = \"doublecross\"\n{text}")).unwrap();
+        DoubleCross::from_script(&s)
+    }
+
+    #[test]
+    fn options_and_start_state_are_read_and_checked() {
+        let g = script(
+            "options = { joust = \"once\", delayed_promotion = true, deck = { wP = 2, bK = 1 } }\n",
+        )
+        .unwrap();
+        assert_eq!(g.opts.joust, JoustMode::Once);
+        assert!(g.opts.delayed_promotion);
+        assert_eq!(g.deck.pile_len(), 3 + 7);
+        let e = script("options = { joust = \"twice\" }\n").unwrap_err();
+        assert!(e.message.contains("options"), "{e}");
+        let e = script("options = { deck = { xP = 2 } }\n").unwrap_err();
+        assert!(e.message.contains("xP"), "{e}");
+        let e = script("options = { colour = 1 }\n").unwrap_err();
+        assert!(e.message.contains("colour"), "{e}");
+
+        let g = script(
+            "[start]\nto_move = \"black\"\ntable = \"\"\"\nbK .. .. .. .. .. .. ..\n.. .. .. .. .. .. .. ..\n.. .. .. .. .. .. .. ..\n.. .. .. .. .. .. .. ..\n.. .. .. .. .. .. .. ..\n.. .. .. .. .. .. .. ..\n.. .. .. .. .. .. .. ..\n.. .. .. .. wK .. .. wR\n\"\"\"\nstate = { removed = [\"bQ\"] }\n",
+        )
+        .unwrap();
+        assert_eq!(g.to_move, 1);
+        assert_eq!(g.removed, vec![Card::new(Colour::Black, Piece::Queen)]);
+        assert_eq!(g.pos.castling, super::super::chess::WHITE_KINGSIDE);
+        let e = script("[start]\ntable = \"\"\"\nwK wK\n\"\"\"\n").unwrap_err();
+        assert!(e.message.contains("two Kings"), "{e}");
+        let e = script("[start]\ntable = \"wK\"\nstate = { en_passant = \"e4\" }\n").unwrap_err();
+        assert!(e.message.contains("en_passant"), "{e}");
+    }
+}
