@@ -90,8 +90,8 @@ fn fen_prefix(fen: &str) -> String {
 }
 
 /// 200 random games of up to 120 plies from the positions above: at every
-/// ply the legal moves, the SAN of each, and the position after a random one
-/// must match cozy-chess.
+/// ply the legal moves, the position after a random one, and (every third
+/// ply) the SAN of each move must match cozy-chess.
 #[test]
 fn random_playouts_match_cozy_chess() {
     let starts: Vec<&str> = [
@@ -140,7 +140,9 @@ fn random_playouts_match_cozy_chess() {
             if ours.is_empty() {
                 break;
             }
-            for &mv in &ours {
+            // SAN costs two move generations per move: every third
+            // position is plenty.
+            for &mv in ours.iter().filter(|_| positions % 3 == 0) {
                 let cozy = parse_uci_move(&board, &mv.uci()).unwrap();
                 assert_eq!(
                     pos.san_standard(mv),

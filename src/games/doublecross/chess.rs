@@ -965,7 +965,7 @@ impl Position {
     /// attacked, by playing it.
     fn leaves_king_safe(&self, t: &Tables, mv: Move) -> bool {
         let mut after = self.clone();
-        after.play_with(t, mv);
+        after.play(mv);
         let us = self.turn;
         let occ = after.occupied();
         Squares(after.pieces(us, Piece::King))
@@ -1099,14 +1099,11 @@ impl Position {
         moves
     }
 
+    /// Plays `mv` for whichever side's piece stands on `from` (DoubleCross
+    /// lets either player move either colour); `turn` flips all the same.
+    /// Whatever stands on `to` is captured, and a `Normal` pawn move onto
+    /// the last rank leaves a pawn there (DoubleCross's delayed promotion).
     pub fn play(&mut self, mv: Move) {
-        self.play_with(tables(), mv);
-    }
-
-    // `play` needs no tables; the parameter keeps the call sites uniform
-    // with the generators' and costs nothing.
-    #[inline]
-    fn play_with(&mut self, _t: &Tables, mv: Move) {
         let moved = self.piece_at(mv.from);
         let mover = moved.map_or(self.turn, |(side, _)| side);
         let victim_sq = match mv.kind {
@@ -1186,7 +1183,7 @@ impl Position {
         let mut nodes = 0;
         for &mv in moves.iter() {
             let mut after = self.clone();
-            after.play_with(t, mv);
+            after.play(mv);
             nodes += after.perft_from(t, depth - 1, deeper);
         }
         nodes
@@ -1359,6 +1356,31 @@ mod tests {
         ] {
             let err = Position::from_fen(fen).expect_err(fen);
             assert!(err.contains(says), "{fen:?}: {err:?} should say {says:?}");
+        }
+    }
+
+    #[test]
+    fn mangled_fen_never_panics() {
+        // Random single-byte damage to valid FENs: every result is either a
+        // position that writes back out, or an error.
+        let mut rng = StdRng::seed_from_u64(3);
+        let alphabet = b"KQRBNPkqrbnp0123456789/ -wbx";
+        for _ in 0..3000 {
+            let mut bytes = KIWIPETE.as_bytes().to_vec();
+            for _ in 0..rng.random_range(1..4) {
+                let i = rng.random_range(0..bytes.len());
+                match rng.random_range(0..3) {
+                    0 => bytes[i] = alphabet[rng.random_range(0..alphabet.len())],
+                    1 => {
+                        bytes.remove(i);
+                    }
+                    _ => bytes.insert(i, alphabet[rng.random_range(0..alphabet.len())]),
+                }
+            }
+            let fen = String::from_utf8(bytes).unwrap();
+            if let Ok(p) = Position::from_fen(&fen) {
+                assert_eq!(pos(&p.fen()), p, "{fen}");
+            }
         }
     }
 

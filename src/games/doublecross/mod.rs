@@ -241,6 +241,18 @@ impl DoubleCross {
         }
     }
 
+    /// The board when the current (or last) turn's card was drawn.
+    pub fn turn_start(&self) -> Option<&Position> {
+        self.turn.as_ref().map(|t| &t.start)
+    }
+
+    /// New checks of the current turn that its mover has not called.
+    pub fn due_call(&self) -> bool {
+        self.turn.as_ref().is_some_and(|t| {
+            t.window && !t.called && t.done.is_some() && !new_checks(&t.start, &self.pos).is_empty()
+        })
+    }
+
     /// Whether the next input the game waits for is a draw.
     pub fn awaits_draw(&self) -> bool {
         self.over.is_none() && matches!(self.phase, Phase::Draw | Phase::DrawAgain)
@@ -311,7 +323,12 @@ impl DoubleCross {
                 self.push_moves(moves, &mut out);
             }
             DcCard::Joust(Joust::DoubleCross) => {
-                if self.restore_target().is_some_and(|t| t != self.pos) {
+                // A restore that changes only rights is done at the draw:
+                // nothing on the board could show it.
+                if self
+                    .restore_target()
+                    .is_some_and(|t| !same_board(&t, &self.pos))
+                {
                     out.push(Action::Restore);
                 }
             }
@@ -846,6 +863,19 @@ impl DoubleCross {
                     e.notes.push("the players exchange colours".into());
                 }
             }
+            DcCard::Joust(Joust::DoubleCross)
+                if g.options(card).is_empty()
+                    && g.restore_target().is_some_and(|t| t != g.pos) =>
+            {
+                // Only castling or en passant rights come back.
+                if let Some(t) = g.restore_target() {
+                    g.pos = t;
+                }
+                no_action(&mut g, &mut events, "joust");
+                if let Some(e) = Arc::make_mut(&mut g.record).last_mut() {
+                    e.notes.push("restores the rights of the opponent's last turn".into());
+                }
+            }
             _ if g.options(card).is_empty() => no_action(&mut g, &mut events, "cannot_move"),
             _ => {
                 g.phase = Phase::Act { card };
@@ -1245,7 +1275,7 @@ pub(crate) fn card_of((side, piece): (Side, Piece)) -> Card {
     Card::new(side.colour(), piece)
 }
 
-pub(crate) fn table_of(pos: &Position) -> Table {
+pub fn table_of(pos: &Position) -> Table {
     (0..64u8)
         .filter_map(|sq| {
             pos.piece_at(sq)
@@ -1265,6 +1295,11 @@ pub(crate) fn bits(mut b: u64) -> impl Iterator<Item = Square> {
             Some(sq)
         }
     })
+}
+
+/// Whether two positions have the same pieces on the same squares.
+fn same_board(a: &Position, b: &Position) -> bool {
+    (0..64u8).all(|sq| a.piece_at(sq) == b.piece_at(sq))
 }
 
 /// Pawns standing on their last rank (waiting under DC-5.3).

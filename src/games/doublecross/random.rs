@@ -94,6 +94,17 @@ pub fn board_grid(t: &Table) -> String {
 
 /// Plays a random legal game for at most `max_turns` turns.
 pub fn random_game(seed: u64, opts: Options, max_turns: usize) -> RandomGame {
+    random_game_with(seed, opts, max_turns, &|_, _| None)
+}
+
+/// As [`random_game`], with `prefer` choosing the action where it likes one
+/// (a test that needs castles or en passant asks for them).
+pub fn random_game_with(
+    seed: u64,
+    opts: Options,
+    max_turns: usize,
+    prefer: &dyn Fn(&DoubleCross, &[Action]) -> Option<Action>,
+) -> RandomGame {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut game = DoubleCross::new(opts.clone());
     let mut steps = vec![Step {
@@ -125,10 +136,16 @@ pub fn random_game(seed: u64, opts: Options, max_turns: usize) -> RandomGame {
             (Observation::Draw(card.to_string()), None)
         } else if let Some(card) = game.card_to_act() {
             let actions = game.options(card);
-            let Some(&action) = pick(&actions, &game, &mut rng) else {
+            let Some(action) = prefer(&game, &actions).or_else(|| pick(&actions, &game, &mut rng).copied())
+            else {
                 break;
             };
-            (Observation::Table(table_of(&game.after(action))), Some(action))
+            let table = table_of(&game.after(action));
+            assert!(
+                table != game.table(),
+                "seed {seed}: {action:?} leaves the board as it is"
+            );
+            (Observation::Table(table), Some(action))
         } else {
             break;
         };
