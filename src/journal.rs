@@ -982,6 +982,10 @@ pub fn export(path: impl AsRef<Path>) -> Result<String, JournalError> {
         // Readings still open are settled, as at the end of any input.
         events.extend(referee.finish(resumed.next_step.saturating_sub(1)));
     }
+    // A chess game's record is its PGN, which chess tools read.
+    if let Some(pgn) = referee.record() {
+        return Ok(pgn);
+    }
     Ok(record_text(
         path,
         &script,

@@ -49,6 +49,10 @@ enum Command {
         /// Print the JSON Lines event stream instead of readable lines.
         #[arg(long)]
         json: bool,
+        /// Print the game record instead of the events: PGN for
+        /// DoubleCross (moves in SAN, each turn's card as a comment).
+        #[arg(long, conflicts_with = "json")]
+        pgn: bool,
     },
     /// Referee a live input with no screen, printing events as they happen.
     Watch {
@@ -315,11 +319,16 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), BadInput> {
     match cli.command {
-        Command::Replay { script, json } => {
+        Command::Replay { script, json, pgn } => {
             let script = match script {
                 Some(path) => Script::load(&path).map_err(|e| BadInput(e.into()))?,
                 None => Script::parse(DEMO_NAME, DEMO).map_err(|e| BadInput(e.into()))?,
             };
+            if pgn {
+                let record = arbiter::replay::record(&script).map_err(|e| BadInput(e.into()))?;
+                print!("{record}");
+                return Ok(());
+            }
             referee_script(&script, json)
         }
         Command::Watch {

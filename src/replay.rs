@@ -33,3 +33,23 @@ pub fn replay(script: &Script) -> Result<Vec<Event>, ScriptError> {
     events.extend(referee.finish(script.steps.len().saturating_sub(1)));
     Ok(events)
 }
+
+/// The game record of a replayed script, in the game's notation (PGN for
+/// DoubleCross).
+pub fn record(script: &Script) -> Result<String, ScriptError> {
+    let mut referee = referee_for(script)?;
+    referee.start();
+    for (i, obs) in script.observations().enumerate() {
+        referee.observe(i, obs);
+    }
+    referee.finish(script.steps.len().saturating_sub(1));
+    referee.record().ok_or_else(|| {
+        script.error(
+            0,
+            format!(
+                "{} has no standard game record; `arbiter replay` prints its events",
+                script.game.name()
+            ),
+        )
+    })
+}

@@ -37,37 +37,35 @@ pub fn pgn(g: &DoubleCross) -> String {
     }
     out.push('\n');
 
-    let mut tokens: Vec<String> = Vec::new();
-    let mut number = 1;
+    // PGN alternates White and Black; a player with two turns in a row
+    // (Save King used on one's own King) gets a null move between them.
+    let mut plies: Vec<(String, String)> = Vec::new();
     let mut last: Option<usize> = None;
     for entry in g.record_entries() {
-        let needs_number = entry.player == 0 || last.is_none() || last == Some(entry.player);
-        if needs_number {
-            if entry.player == 0 {
-                if last.is_some() && last != Some(1) {
-                    // Two White turns in a row: Black's is empty.
-                    tokens.push(format!("{number}..."));
-                    tokens.push("--".into());
-                    number += 1;
-                }
-                tokens.push(format!("{number}."));
-            } else {
-                tokens.push(format!("{number}..."));
-            }
+        if last == Some(entry.player) {
+            plies.push(("--".into(), "no turn".into()));
         }
-        tokens.push(entry.san.clone().unwrap_or_else(|| "--".into()));
         let mut comment = entry.card.to_string();
         for n in &entry.notes {
             comment.push_str("; ");
             comment.push_str(n);
         }
-        // Braces end a PGN comment; none of ours holds one, but be safe.
-        let comment = comment.replace(['{', '}'], "");
-        tokens.push(format!("{{{comment}}}"));
-        if entry.player == 1 {
-            number += 1;
-        }
+        plies.push((entry.san.clone().unwrap_or_else(|| "--".into()), comment));
         last = Some(entry.player);
+    }
+    let first = g.record_entries().first().map_or(0, |e| e.player);
+    let mut tokens: Vec<String> = Vec::new();
+    for (k, (san, comment)) in plies.into_iter().enumerate() {
+        let ply = k + first;
+        let number = ply / 2 + 1;
+        if ply % 2 == 0 {
+            tokens.push(format!("{number}."));
+        } else if k == 0 {
+            tokens.push(format!("{number}..."));
+        }
+        tokens.push(san);
+        // Braces end a PGN comment; none of ours holds one, but be safe.
+        tokens.push(format!("{{{}}}", comment.replace(['{', '}'], "")));
     }
     tokens.push(result.into());
 

@@ -152,6 +152,9 @@ impl DoubleCross {
                 game.to_move = player_index(c.name())
                     .ok_or_else(|| err(format!("to_move is {c}: white or black")))?;
             }
+            // PGN numbers turns by player: the FEN's side to move is the
+            // player to draw first (White player: "w").
+            pos.turn = if game.to_move == 0 { Side::White } else { Side::Black };
             game.start_fen = Some(pos.fen());
             game.pos = pos;
         }
