@@ -242,7 +242,11 @@ impl fmt::Display for Event {
                     Some(c) => c.to_string(),
                 };
                 let joust = a.joust.as_deref().unwrap_or_default();
-                let san = a.san.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+                let san = a
+                    .san
+                    .as_deref()
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default();
                 match a.action.as_str() {
                     "draw" if a.card.is_some() => write!(f, "{p} draws {card}"),
                     "draw" => write!(f, "{p} draws joust:{joust}"),

@@ -136,7 +136,10 @@ fn a_sweep_of_games_covers_joust_modes_and_reaches_the_rules() {
     // The sweep is only worth something if games reach these rules.
     assert!(kings_captured >= 20, "{kings_captured} games ended");
     assert!(jousts >= 20, "{jousts} Joust cards drawn");
-    assert!(castles + promotions >= 5, "{castles} castles, {promotions} promotions");
+    assert!(
+        castles + promotions >= 5,
+        "{castles} castles, {promotions} promotions"
+    );
 }
 
 /// A game where castles and en passant are taken whenever the card allows.
@@ -386,9 +389,9 @@ fn a_check_left_uncalled_is_flagged_at_the_next_draw_and_its_piece_may_be_remove
     let mut removed = 0;
     for seed in 0..80u64 {
         let g = game(seed);
-        let Some(c) = g.steps.iter().position(|s| {
-            matches!(&s.observation, Observation::Call { call, .. } if call == "check")
-        }) else {
+        let Some(c) = g.steps.iter().position(
+            |s| matches!(&s.observation, Observation::Call { call, .. } if call == "check"),
+        ) else {
             continue;
         };
         let mut obs = observations(&g);
@@ -426,9 +429,10 @@ fn a_check_left_uncalled_is_flagged_at_the_next_draw_and_its_piece_may_be_remove
                 matches!(here.first(), Some(EventBody::Action(a)) if a.action == "remove"),
                 "seed {seed}: {here:?}"
             );
-            assert!(here.iter().any(
-                |b| matches!(b, EventBody::Flag(f) if f.kind == FlagKind::UncalledCheck)
-            ));
+            assert!(
+                here.iter()
+                    .any(|b| matches!(b, EventBody::Flag(f) if f.kind == FlagKind::UncalledCheck))
+            );
             if !r.game().is_over() {
                 assert!(r.game().awaits_draw());
             }
@@ -450,8 +454,10 @@ fn arbiter_new_check_attacker(start: &Position, end: &Position) -> Option<u8> {
             if now & (1 << x) == 0 {
                 continue;
             }
-            let moved = start.piece_at(x) != end.piece_at(x) || start.piece_at(k) != end.piece_at(k);
-            let before = start.king(side) == Some(k) && start.attackers(k, side.other()) & (1 << x) != 0;
+            let moved =
+                start.piece_at(x) != end.piece_at(x) || start.piece_at(k) != end.piece_at(k);
+            let before =
+                start.king(side) == Some(k) && start.attackers(k, side.other()) & (1 << x) != 0;
             if moved || !before {
                 return Some(x);
             }
@@ -473,4 +479,3 @@ fn the_standard_start_needs_no_setup_and_a_wrong_one_is_unexplained() {
         "{f:?}"
     );
 }
-

@@ -115,14 +115,27 @@ fn every_refereed_game_reads_back_turn_by_turn() {
         let (r, events) = referee_over(&g.opts, &obs);
         let pgn = r.game().record().expect("DoubleCross keeps a record");
         let mut got = read(&pgn, false);
-        let tag = |k: &str| got.tags.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        let tag = |k: &str| {
+            got.tags
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.as_str())
+        };
         assert_eq!(tag("Variant"), Some("DoubleCross"), "{pgn}");
         assert_eq!((tag("White"), tag("Black")), (Some("white"), Some("black")));
         let entries = r.game().record_entries();
         // A player with two turns in a row gets a null move between them.
         let skipped = got.comments.iter().filter(|c| *c == "no turn").count();
-        assert_eq!(got.sans.len(), entries.len() + skipped, "seed {seed}:\n{pgn}");
-        assert_eq!(got.comments.len(), entries.len() + skipped, "seed {seed}:\n{pgn}");
+        assert_eq!(
+            got.sans.len(),
+            entries.len() + skipped,
+            "seed {seed}:\n{pgn}"
+        );
+        assert_eq!(
+            got.comments.len(),
+            entries.len() + skipped,
+            "seed {seed}:\n{pgn}"
+        );
         got.comments.retain(|c| c != "no turn");
         // The moves' SAN are those the action events announced, in order.
         let announced: Vec<&str> = events
@@ -194,7 +207,11 @@ fn chess_like_game(seed: u64, plies: usize) -> (Vec<Observation>, Position) {
         chess.play(m);
         step(&mut game, Observation::Table(table_of(&chess)), &mut obs);
         if game.due_call() {
-            let by = if side == Side::White { "white" } else { "black" };
+            let by = if side == Side::White {
+                "white"
+            } else {
+                "black"
+            };
             step(
                 &mut game,
                 Observation::Call {

@@ -100,16 +100,14 @@ impl DcCard {
         }
         let mut chars = s.chars();
         match (chars.next(), chars.next(), chars.next()) {
-            (Some(c), Some(p), None) => {
-                match (Colour::from_letter(c), Piece::from_letter(p)) {
-                    (Some(colour @ (Colour::White | Colour::Black)), Some(piece)) => {
-                        Ok(DcCard::Piece(Card::new(colour, piece)))
-                    }
-                    _ => Err(format!(
-                        "{s:?} is no ChessDek card (w or b, then K Q R B N P, such as \"wQ\")"
-                    )),
+            (Some(c), Some(p), None) => match (Colour::from_letter(c), Piece::from_letter(p)) {
+                (Some(colour @ (Colour::White | Colour::Black)), Some(piece)) => {
+                    Ok(DcCard::Piece(Card::new(colour, piece)))
                 }
-            }
+                _ => Err(format!(
+                    "{s:?} is no ChessDek card (w or b, then K Q R B N P, such as \"wQ\")"
+                )),
+            },
             _ => Err(format!(
                 "{s:?} is no ChessDek card (a piece card such as \"wQ\" or a Joust card such as \"joust:wild-move\")"
             )),
@@ -299,8 +297,16 @@ mod tests {
         for s in ["wQ", "bP", "joust:wild-move", "joust:save-king"] {
             assert_eq!(DcCard::parse(s).unwrap().to_string(), s);
         }
-        assert!(DcCard::parse("rQ").unwrap_err().contains("no ChessDek card"));
-        assert!(DcCard::parse("joust:fly").unwrap_err().contains("unknown Joust"));
+        assert!(
+            DcCard::parse("rQ")
+                .unwrap_err()
+                .contains("no ChessDek card")
+        );
+        assert!(
+            DcCard::parse("joust:fly")
+                .unwrap_err()
+                .contains("unknown Joust")
+        );
         assert!(DcCard::parse("wQQ").is_err());
     }
 

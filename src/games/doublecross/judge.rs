@@ -9,7 +9,7 @@
 
 use super::chess::{Move, MoveKind, Position, Side, Square, cell_of, square_name, square_of};
 use super::deck::{DcCard, Joust, title_piece};
-use super::{Action, DoubleCross, Done, Phase};
+use super::{Action, Done, DoubleCross, Phase};
 use crate::event::{EventBody, Flag, FlagKind};
 use crate::games::{Verdict, unexplained};
 use crate::table::{Change, Piece, Token};
@@ -23,7 +23,7 @@ fn board(pos: &Position) -> Board {
 pub(super) fn judge(g: &DoubleCross, changes: &[Change]) -> Verdict<DoubleCross> {
     let observed = match observed_board(g, changes) {
         Ok(b) => b,
-        Err(f) => return Verdict::Flag(f),
+        Err(f) => return Verdict::Flag(*f),
     };
     if let Some(o) = &g.over {
         return Verdict::Flag(unexplained(
@@ -78,22 +78,22 @@ pub(super) fn judge(g: &DoubleCross, changes: &[Change]) -> Verdict<DoubleCross>
 
 /// The board the table shows, from the expected one and the changes; a
 /// card off the 8x8 board or face-down is no DoubleCross table.
-fn observed_board(g: &DoubleCross, changes: &[Change]) -> Result<Board, Flag> {
+fn observed_board(g: &DoubleCross, changes: &[Change]) -> Result<Board, Box<Flag>> {
     let mut b = board(&g.pos);
     for c in changes {
         let Some(sq) = square_of(c.cell) else {
-            return Err(unexplained(
+            return Err(Box::new(unexplained(
                 changes,
                 "DC-2.1",
                 &format!("A card lies off the 8x8 board at {}", c.cell),
-            ));
+            )));
         };
         b[sq as usize] = match c.after {
             None => None,
             Some(Token::Up(card)) => match Side::from_colour(card.colour) {
                 Some(side) => Some((side, card.piece)),
                 None => {
-                    return Err(unexplained(
+                    return Err(Box::new(unexplained(
                         changes,
                         "DC-1.2",
                         &format!(
@@ -101,21 +101,25 @@ fn observed_board(g: &DoubleCross, changes: &[Change]) -> Result<Board, Flag> {
                             card.colour.name(),
                             square_name(sq)
                         ),
-                    ));
+                    )));
                 }
             },
             Some(Token::Down) => {
-                return Err(unexplained(
+                return Err(Box::new(unexplained(
                     changes,
                     "DC-1.2",
                     &format!(
                         "A face-down card on {}: DoubleCross pieces stand face up",
                         square_name(sq)
                     ),
-                ));
+                )));
             }
             Some(Token::Unreadable) => {
-                return Err(unexplained(changes, "INPUT", "An unreadable card"));
+                return Err(Box::new(unexplained(
+                    changes,
+                    "INPUT",
+                    "An unreadable card",
+                )));
             }
         };
     }
@@ -126,10 +130,7 @@ fn observed_board(g: &DoubleCross, changes: &[Change]) -> Result<Board, Flag> {
 fn judge_act(g: &DoubleCross, card: DcCard, observed: &Board) -> Verdict<DoubleCross> {
     let start = board(&g.pos);
     let actions = g.options(card);
-    let results: Vec<(Action, Board)> = actions
-        .iter()
-        .map(|&a| (a, board(&g.after(a))))
-        .collect();
+    let results: Vec<(Action, Board)> = actions.iter().map(|&a| (a, board(&g.after(a)))).collect();
     if let Some(&(a, _)) = results.iter().find(|(_, b)| b == observed) {
         let (game, events) = g.play(a);
         return Verdict::Advance { game, events };
@@ -177,44 +178,42 @@ fn judge_between(g: &DoubleCross, observed: &Board) -> Verdict<DoubleCross> {
     if single_removal {
         match g.remove(vanished[0]) {
             Ok((game, events)) => return Verdict::Advance { game, events },
-            Err(f) => removal_flag = Some(f),
+            Err(f) => removal_flag = Some(*f),
         }
     }
     let mut partial_flag = None;
-    if let Some(t) = turn.filter(|t| t.window && t.player != g.to_move) {
-        if let Some(snap) = &t.snapshot {
-            let mut snap = (**snap).clone();
-            if let Some(st) = snap.turn.as_mut() {
-                st.called = t.called;
+    if let Some(t) = turn.filter(|t| t.window && t.player != g.to_move)
+        && let Some(snap) = &t.snapshot
+    {
+        let mut snap = (**snap).clone();
+        if let Some(st) = snap.turn.as_mut() {
+            st.called = t.called;
+        }
+        if board(&snap.pos) == *observed {
+            let mut game = snap;
+            if let Some(st) = game.turn.as_mut() {
+                st.snapshot = t.snapshot.clone();
             }
-            if board(&snap.pos) == *observed {
-                let mut game = snap;
-                if let Some(st) = game.turn.as_mut() {
-                    st.snapshot = t.snapshot.clone();
-                }
-                let events = vec![EventBody::Notice {
-                    kind: "action_taken_back".into(),
-                    message: format!(
-                        "{} took the move back; the {} is still to be played",
-                        DoubleCross::player_name(t.player),
-                        t.card.title()
-                    ),
-                }];
-                return Verdict::Advance { game, events };
-            }
-            if let Phase::Act { card } = snap.phase {
-                match judge_act(&snap, card, observed) {
-                    Verdict::Advance { mut game, events } => {
-                        if let Some(st) = game.turn.as_mut() {
-                            st.snapshot = t.snapshot.clone();
-                        }
-                        return Verdict::Advance { game, events };
+            let events = vec![EventBody::Notice {
+                kind: "action_taken_back".into(),
+                message: format!(
+                    "{} took the move back; the {} is still to be played",
+                    DoubleCross::player_name(t.player),
+                    t.card.title()
+                ),
+            }];
+            return Verdict::Advance { game, events };
+        }
+        if let Phase::Act { card } = snap.phase {
+            match judge_act(&snap, card, observed) {
+                Verdict::Advance { mut game, events } => {
+                    if let Some(st) = game.turn.as_mut() {
+                        st.snapshot = t.snapshot.clone();
                     }
-                    Verdict::Flag(f) if f.kind == FlagKind::IncompleteAction => {
-                        partial_flag = Some(f)
-                    }
-                    _ => {}
+                    return Verdict::Advance { game, events };
                 }
+                Verdict::Flag(f) if f.kind == FlagKind::IncompleteAction => partial_flag = Some(f),
+                _ => {}
             }
         }
     }
@@ -364,7 +363,9 @@ fn illegal(g: &DoubleCross, card: DcCard, start: &Board, observed: &Board) -> Fl
     let cells = differing(observed, start);
     let player = Some(DoubleCross::player_name(g.to_move));
     let appeared: Vec<Square> = (0..64u8)
-        .filter(|&sq| observed[sq as usize].is_some() && observed[sq as usize] != start[sq as usize])
+        .filter(|&sq| {
+            observed[sq as usize].is_some() && observed[sq as usize] != start[sq as usize]
+        })
         .collect();
     let vanished: Vec<Square> = (0..64u8)
         .filter(|&sq| start[sq as usize].is_some() && observed[sq as usize].is_none())
@@ -423,7 +424,9 @@ fn illegal(g: &DoubleCross, card: DcCard, start: &Board, observed: &Board) -> Fl
     let name = format!("{} {}", mover_side.colour().title(), title_piece(mover));
     let (fs, ts) = (square_name(from), square_name(to));
     let captured = start[to as usize];
-    let say = |rule: &str, message: String| flag(FlagKind::IllegalMove, rule, message, cells.clone(), player);
+    let say = |rule: &str, message: String| {
+        flag(FlagKind::IllegalMove, rule, message, cells.clone(), player)
+    };
     if let DcCard::Piece(c) = card {
         let designated = Side::from_colour(c.colour) == Some(mover_side) && c.piece == mover;
         if !designated {
@@ -435,16 +438,17 @@ fn illegal(g: &DoubleCross, card: DcCard, start: &Board, observed: &Board) -> Fl
                 ),
             );
         }
-        if g.opts.delayed_promotion && mover == Piece::Pawn {
-            if let Some(w) = super::bits(super::waiting_pawns(&g.pos, mover_side)).next() {
-                return say(
-                    "DC-5.3",
-                    format!(
-                        "The pawn on {} waits for promotion: this Pawn card must promote it",
-                        square_name(w)
-                    ),
-                );
-            }
+        if g.opts.delayed_promotion
+            && mover == Piece::Pawn
+            && let Some(w) = super::bits(super::waiting_pawns(&g.pos, mover_side)).next()
+        {
+            return say(
+                "DC-5.3",
+                format!(
+                    "The pawn on {} waits for promotion: this Pawn card must promote it",
+                    square_name(w)
+                ),
+            );
         }
     }
     if let Some((cs, cp)) = captured {

@@ -556,7 +556,10 @@ impl DoubleCross {
                 let kinds: std::collections::BTreeSet<Card> =
                     was.keys().chain(now.keys()).copied().collect();
                 for c in kinds {
-                    let (a, b) = (was.get(&c).copied().unwrap_or(0), now.get(&c).copied().unwrap_or(0));
+                    let (a, b) = (
+                        was.get(&c).copied().unwrap_or(0),
+                        now.get(&c).copied().unwrap_or(0),
+                    );
                     for _ in a..b {
                         if let Some(i) = g.removed.iter().rposition(|&r| r == c) {
                             g.removed.remove(i);
@@ -864,8 +867,7 @@ impl DoubleCross {
                 }
             }
             DcCard::Joust(Joust::DoubleCross)
-                if g.options(card).is_empty()
-                    && g.restore_target().is_some_and(|t| t != g.pos) =>
+                if g.options(card).is_empty() && g.restore_target().is_some_and(|t| t != g.pos) =>
             {
                 // Only castling or en passant rights come back.
                 if let Some(t) = g.restore_target() {
@@ -873,7 +875,8 @@ impl DoubleCross {
                 }
                 no_action(&mut g, &mut events, "joust");
                 if let Some(e) = Arc::make_mut(&mut g.record).last_mut() {
-                    e.notes.push("restores the rights of the opponent's last turn".into());
+                    e.notes
+                        .push("restores the rights of the opponent's last turn".into());
                 }
             }
             _ if g.options(card).is_empty() => no_action(&mut g, &mut events, "cannot_move"),
@@ -966,7 +969,9 @@ impl DoubleCross {
     fn call_check(&self, by: Option<usize>) -> Verdict<DoubleCross> {
         let mut g = self.clone();
         let mut events = Vec::new();
-        let caller = by.or(g.turn.as_ref().map(|t| t.player)).unwrap_or(g.to_move);
+        let caller = by
+            .or(g.turn.as_ref().map(|t| t.player))
+            .unwrap_or(g.to_move);
         match g.turn.as_mut() {
             Some(t) if t.window && t.player == caller => {
                 if t.done.is_none() {
@@ -1053,16 +1058,16 @@ impl DoubleCross {
     }
 
     /// DC-6.5: the opponent removes a piece of an uncalled new check.
-    fn remove(&self, sq: Square) -> Result<(DoubleCross, Vec<EventBody>), Flag> {
+    fn remove(&self, sq: Square) -> Result<(DoubleCross, Vec<EventBody>), Box<Flag>> {
         let card = self.pos.piece_at(sq).map(card_of);
         let remover = self.to_move;
         let illegal = |why: String| {
-            let mut f = input_flag(
+            let mut f = Box::new(input_flag(
                 FlagKind::IllegalRemoval,
                 "DC-6.7",
                 format!("{why}: put the piece back on {}", square_name(sq)),
                 Some(PLAYERS[remover]),
-            );
+            ));
             f.cells = vec![cell_of(sq)];
             f
         };
@@ -1225,9 +1230,7 @@ impl crate::games::Game for DoubleCross {
                 "{} may play Save King (or decline it)",
                 PLAYERS[holder]
             )),
-            _ if self.over.is_none() => {
-                notes.push(format!("{} to draw", PLAYERS[self.to_move]))
-            }
+            _ if self.over.is_none() => notes.push(format!("{} to draw", PLAYERS[self.to_move])),
             _ => {}
         }
         notes.push(format!(
@@ -1340,8 +1343,7 @@ fn gives_check(pos: &Position, sq: Square) -> bool {
     let Some((side, _)) = pos.piece_at(sq) else {
         return false;
     };
-    bits(pos.pieces(side.other(), Piece::King))
-        .any(|k| pos.attackers(k, side) & (1u64 << sq) != 0)
+    bits(pos.pieces(side.other(), Piece::King)).any(|k| pos.attackers(k, side) & (1u64 << sq) != 0)
 }
 
 /// DC-6.1: every (attacker, King) pair on the board.
@@ -1367,9 +1369,9 @@ pub(crate) fn new_checks(start: &Position, end: &Position) -> Vec<(Square, Squar
 }
 
 fn king_gone(before: &Position, after: &Position) -> Option<Side> {
-    [Side::White, Side::Black].into_iter().find(|&s| {
-        before.pieces(s, Piece::King) != 0 && after.pieces(s, Piece::King) == 0
-    })
+    [Side::White, Side::Black]
+        .into_iter()
+        .find(|&s| before.pieces(s, Piece::King) != 0 && after.pieces(s, Piece::King) == 0)
 }
 
 fn piece_counts(pos: &Position) -> BTreeMap<Card, u32> {
@@ -1432,7 +1434,14 @@ fn uncalled_flag(g: &DoubleCross, mover: usize, new: &[(Square, Square)]) -> Fla
     let describe = |sq: Square| {
         g.pos
             .piece_at(sq)
-            .map(|(s, p)| format!("{} {} on {}", s.colour().title(), title_piece(p), square_name(sq)))
+            .map(|(s, p)| {
+                format!(
+                    "{} {} on {}",
+                    s.colour().title(),
+                    title_piece(p),
+                    square_name(sq)
+                )
+            })
             .unwrap_or_else(|| square_name(sq))
     };
     let pairs: Vec<String> = new
@@ -1443,7 +1452,11 @@ fn uncalled_flag(g: &DoubleCross, mover: usize, new: &[(Square, Square)]) -> Fla
         kind: FlagKind::UncalledCheck,
         cells,
         rule: "DC-6.3".into(),
-        message: format!("{} did not call check: {}", PLAYERS[mover], pairs.join("; ")),
+        message: format!(
+            "{} did not call check: {}",
+            PLAYERS[mover],
+            pairs.join("; ")
+        ),
         player: Some(PLAYERS[mover].into()),
         squares: vec![],
     }

@@ -58,7 +58,7 @@ pub fn pgn(g: &DoubleCross) -> String {
     for (k, (san, comment)) in plies.into_iter().enumerate() {
         let ply = k + first;
         let number = ply / 2 + 1;
-        if ply % 2 == 0 {
+        if ply.is_multiple_of(2) {
             tokens.push(format!("{number}."));
         } else if k == 0 {
             tokens.push(format!("{number}..."));

@@ -136,7 +136,8 @@ pub fn random_game_with(
             (Observation::Draw(card.to_string()), None)
         } else if let Some(card) = game.card_to_act() {
             let actions = game.options(card);
-            let Some(action) = prefer(&game, &actions).or_else(|| pick(&actions, &game, &mut rng).copied())
+            let Some(action) =
+                prefer(&game, &actions).or_else(|| pick(&actions, &game, &mut rng).copied())
             else {
                 break;
             };

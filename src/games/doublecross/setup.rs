@@ -52,13 +52,13 @@ struct StartState {
 
 impl DoubleCross {
     pub fn from_script(script: &Script) -> Result<DoubleCross, ScriptError> {
-        if let Some(p) = &script.players {
-            if p.value != [Colour::White, Colour::Black] {
-                return Err(script.error(
-                    p.line,
-                    "DoubleCross is played by white and black: players = [\"white\", \"black\"]",
-                ));
-            }
+        if let Some(p) = &script.players
+            && p.value != [Colour::White, Colour::Black]
+        {
+            return Err(script.error(
+                p.line,
+                "DoubleCross is played by white and black: players = [\"white\", \"black\"]",
+            ));
         }
         if let Some((_, bp)) = script.battleplan.iter().next() {
             return Err(script.error(bp.line, "[battleplan] belongs to En Prise, not DoubleCross"));
@@ -72,7 +72,8 @@ impl DoubleCross {
                 .map_err(|e: toml::de::Error| {
                     script.error(script.options.line, format!("options: {}", e.message()))
                 })?;
-        let opts = options(raw).map_err(|m| script.error(script.options.line, format!("options: {m}")))?;
+        let opts =
+            options(raw).map_err(|m| script.error(script.options.line, format!("options: {m}")))?;
         let mut game = DoubleCross::new(opts);
         if let Some(start) = &script.start {
             let err = |m: String| script.error(start.line, format!("[start]: {m}"));
@@ -86,17 +87,21 @@ impl DoubleCross {
                 .map_err(|e: toml::de::Error| state_err(e.message().to_string()))?;
             let mut pos = Position::empty();
             for (cell, token) in start.table.iter() {
-                let sq = square_of(cell)
-                    .ok_or_else(|| err(format!("{cell} lies off the 8x8 board")))?;
+                let sq =
+                    square_of(cell).ok_or_else(|| err(format!("{cell} lies off the 8x8 board")))?;
                 match token {
                     Token::Up(card) => {
                         let side = Side::from_colour(card.colour).ok_or_else(|| {
-                            err(format!("{card} at {cell}: DoubleCross pieces are white or black"))
+                            err(format!(
+                                "{card} at {cell}: DoubleCross pieces are white or black"
+                            ))
                         })?;
                         pos.set(sq, Some((side, card.piece)));
                     }
                     Token::Down => {
-                        return Err(err(format!("## at {cell}: DoubleCross pieces stand face up")));
+                        return Err(err(format!(
+                            "## at {cell}: DoubleCross pieces stand face up"
+                        )));
                     }
                     Token::Unreadable => {
                         return Err(err(format!("?? at {cell}: a start position is known")));
@@ -110,8 +115,9 @@ impl DoubleCross {
             }
             pos.castling = match &state.castling {
                 None => 0b1111,
-                Some(text) => parse_castling(text)
-                    .ok_or_else(|| state_err(format!("castling {text:?}: write KQkq, a subset, or -")))?,
+                Some(text) => parse_castling(text).ok_or_else(|| {
+                    state_err(format!("castling {text:?}: write KQkq, a subset, or -"))
+                })?,
             };
             clear_lost_rights(&mut pos);
             if let Some(text) = &state.en_passant {
@@ -127,7 +133,10 @@ impl DoubleCross {
             game.removed = match &state.removed {
                 Some(list) => list
                     .iter()
-                    .map(|t| piece_card(t).ok_or_else(|| state_err(format!("removed: {t:?} is no piece card"))))
+                    .map(|t| {
+                        piece_card(t)
+                            .ok_or_else(|| state_err(format!("removed: {t:?} is no piece card")))
+                    })
                     .collect::<Result<_, _>>()?,
                 None => missing_pieces(&pos),
             };
@@ -138,10 +147,13 @@ impl DoubleCross {
                 }
             }
             if let Some(name) = &state.save_king {
-                let i = player_index(name)
-                    .ok_or_else(|| state_err(format!("save_king names {name:?}: white or black")))?;
+                let i = player_index(name).ok_or_else(|| {
+                    state_err(format!("save_king names {name:?}: white or black"))
+                })?;
                 if !game.deck.take(DcCard::Joust(super::deck::Joust::SaveKing)) {
-                    return Err(state_err("save_king: Save King is not in the deck (options.joust)".into()));
+                    return Err(state_err(
+                        "save_king: Save King is not in the deck (options.joust)".into(),
+                    ));
                 }
                 game.deck.hold_save_king(i);
             }
@@ -154,7 +166,11 @@ impl DoubleCross {
             }
             // PGN numbers turns by player: the FEN's side to move is the
             // player to draw first (White player: "w").
-            pos.turn = if game.to_move == 0 { Side::White } else { Side::Black };
+            pos.turn = if game.to_move == 0 {
+                Side::White
+            } else {
+                Side::Black
+            };
             game.start_fen = Some(pos.fen());
             game.pos = pos;
         }
