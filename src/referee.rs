@@ -486,6 +486,8 @@ pub trait AnyReferee {
     fn is_over(&self) -> bool;
     /// The game record in the game's standard notation, where it has one.
     fn record(&self) -> Option<String>;
+    /// The non-table inputs the game would accept now.
+    fn offered_inputs(&self) -> Vec<Observation>;
 }
 
 impl<G: Game> AnyReferee for Referee<G> {
@@ -518,6 +520,9 @@ impl<G: Game> AnyReferee for Referee<G> {
     }
     fn record(&self) -> Option<String> {
         self.game.record()
+    }
+    fn offered_inputs(&self) -> Vec<Observation> {
+        self.game.offered_inputs()
     }
 }
 

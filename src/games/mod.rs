@@ -89,6 +89,13 @@ pub trait Game: Clone + std::fmt::Debug {
     fn record(&self) -> Option<String> {
         None
     }
+
+    /// The non-table inputs the game would accept now (DoubleCross: a draw
+    /// of each card the pile can hold, a check call, Save King): what the
+    /// mock device and the view offer the players.
+    fn offered_inputs(&self) -> Vec<Observation> {
+        Vec::new()
+    }
 }
 
 /// A view model of the game's state beside the board: plain data, so the
@@ -100,6 +107,9 @@ pub struct Panel {
     pub notes: Vec<String>,
     /// The result, once the game is over ("White wins").
     pub result: Option<String>,
+    /// The game is played on a fixed 8x8 chessboard (rank 8 on row 0): the
+    /// view draws every square, files a–h and ranks 8–1.
+    pub chessboard: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

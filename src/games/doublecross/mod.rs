@@ -1252,6 +1252,7 @@ impl crate::games::Game for DoubleCross {
             notes.push(format!("Removed: {}", r.join(" ")));
         }
         Panel {
+            chessboard: true,
             players,
             notes,
             result: self.over.as_ref().map(|o| {
@@ -1271,6 +1272,33 @@ impl crate::games::Game for DoubleCross {
 
     fn record(&self) -> Option<String> {
         Some(pgn::pgn(self))
+    }
+
+    fn offered_inputs(&self) -> Vec<Observation> {
+        if self.over.is_some() {
+            return vec![];
+        }
+        if let Phase::SaveKing { holder } = self.phase {
+            return ["save-king", "decline-save-king"]
+                .into_iter()
+                .map(|c| Observation::Call {
+                    call: c.into(),
+                    by: Some(PLAYERS[holder].into()),
+                })
+                .collect();
+        }
+        let mut out: Vec<Observation> = self
+            .drawable()
+            .into_iter()
+            .map(|c| Observation::Draw(c.to_string()))
+            .collect();
+        if let Some(t) = &self.turn {
+            out.push(Observation::Call {
+                call: "check".into(),
+                by: Some(PLAYERS[t.player].into()),
+            });
+        }
+        out
     }
 }
 

@@ -616,6 +616,7 @@ impl crate::games::Game for EnPrise {
                 Outcome::Win(w) => format!("{} wins", w.title()),
                 Outcome::Draw => "Drawn: nobody can act".to_string(),
             }),
+            chessboard: false,
         }
     }
 
