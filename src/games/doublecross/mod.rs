@@ -505,7 +505,7 @@ impl DoubleCross {
                 if let MoveKind::Promotion(p) = m.kind {
                     event.promotion = Some(Card::new(side.colour(), p));
                 }
-                let rivals = self.rivals(card, side, piece);
+                let rivals = self.rivals(side, piece);
                 let text = before.san(m, &rivals);
                 event.san = Some(text.clone());
                 san = Some(text);
@@ -657,15 +657,11 @@ impl DoubleCross {
             .collect()
     }
 
-    /// Moves that SAN must tell a move apart from: those of the same card.
-    fn rivals(&self, card: DcCard, side: Side, piece: Piece) -> Vec<Move> {
+    /// Moves that SAN must tell a move apart from: those of the same colour
+    /// and type, which the same card (or a Wild Move) could have made.
+    fn rivals(&self, side: Side, piece: Piece) -> Vec<Move> {
         let mut moves = Vec::new();
-        match card {
-            DcCard::Piece(c) if Side::from_colour(c.colour) == Some(side) => {
-                self.pos.gen_moves(side, Some(piece), DC_RULES, &mut moves)
-            }
-            _ => self.pos.gen_moves(side, Some(piece), DC_RULES, &mut moves),
-        }
+        self.pos.gen_moves(side, Some(piece), DC_RULES, &mut moves);
         moves
     }
 
