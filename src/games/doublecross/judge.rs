@@ -279,9 +279,10 @@ fn is_partial(start: &Board, result: &Board, observed: &Board, action: Action) -
     any
 }
 
-/// Whether every square of `observed` shows what `a` or `b` shows there.
+/// Whether every square of `observed` shows what `a` or `b` shows there,
+/// or is empty (a piece in hand on its way).
 fn between(observed: &Board, a: &Board, b: &Board) -> bool {
-    (0..64).all(|sq| observed[sq] == a[sq] || observed[sq] == b[sq])
+    (0..64).all(|sq| observed[sq] == a[sq] || observed[sq] == b[sq] || observed[sq].is_none())
 }
 
 /// The cells where two boards differ, a8 first (the table's reading order).
@@ -382,6 +383,56 @@ fn illegal(g: &DoubleCross, card: DcCard, start: &Board, observed: &Board) -> Fl
             player,
         )
     };
+    // A piece taken off the board with nothing else changed: a removal,
+    // which the rules allow only after an uncalled check (DC-6.7).
+    if let ([], [sq]) = (&appeared[..], &vanished[..])
+        && !matches!(card, DcCard::Joust(Joust::RemoveAnyPawn | Joust::DoubleCross))
+    {
+        let sq = *sq;
+        let (side, piece) = start[sq as usize].expect("a piece vanished from there");
+        let own = side == g.sides[g.to_move];
+        let (who, rule, message) = match g.lapsed_right(sq) {
+            Some(p) => (
+                DoubleCross::player_name(p),
+                "DC-6.7",
+                format!(
+                    "The removal right lapsed when {} drew (DC-6.6)",
+                    DoubleCross::player_name(p)
+                ),
+            ),
+            None if own && piece != Piece::King && !g.opts.free_self_removal => (
+                DoubleCross::player_name(g.to_move),
+                "DC-4.6",
+                "A piece leaves the board only by capture; removing one's own piece needs the \
+                 free_self_removal option (DC-4.6)"
+                    .to_string(),
+            ),
+            None if own && piece == Piece::King => (
+                DoubleCross::player_name(g.to_move),
+                "DC-4.6",
+                "A King leaves the board only by capture or an uncalled check's removal".to_string(),
+            ),
+            None => (
+                DoubleCross::player_name(g.to_move),
+                "DC-6.7",
+                format!(
+                    "The {} {} may leave the board only by capture",
+                    side.colour().title(),
+                    title_piece(piece)
+                ),
+            ),
+        };
+        return flag(
+            FlagKind::IllegalRemoval,
+            rule,
+            format!("{message}: put it back on {}", square_name(sq)),
+            cells,
+            Some(who),
+        );
+    }
+    if let Some(f) = castle_attempt(g, start, observed, &cells, player) {
+        return f;
+    }
     if let DcCard::Joust(j @ (Joust::DoubleCross | Joust::ReturnAnyPiece | Joust::RemoveAnyPawn)) =
         card
     {
@@ -416,6 +467,13 @@ fn illegal(g: &DoubleCross, card: DcCard, start: &Board, observed: &Board) -> Fl
                 .iter()
                 .copied()
                 .find(|&sq| start[sq as usize] == Some((side, Piece::Pawn)))
+        })
+        .or_else(|| {
+            // A pawn exchanged for a piece of the other colour.
+            vanished.iter().copied().find(|&sq| {
+                matches!(start[sq as usize], Some((s, Piece::Pawn)) if s != side)
+                    && matches!(to / 8, 0 | 7)
+            })
         });
     let Some(from) = from else {
         return generic();
@@ -469,6 +527,21 @@ fn illegal(g: &DoubleCross, card: DcCard, start: &Board, observed: &Board) -> Fl
             );
         }
     }
+    if mover == Piece::Pawn
+        && captured.is_none()
+        && (from % 8).abs_diff(to % 8) == 1
+        && let Some(&victim) = vanished.iter().find(|&&v| v != from)
+        && v_is_behind(from, to, victim)
+        && matches!(start[victim as usize], Some((s, Piece::Pawn)) if s != mover_side)
+    {
+        return say(
+            "DC-4.4",
+            format!(
+                "En passant is allowed only on the turn right after the pawn on {} made its double step",
+                square_name(victim)
+            ),
+        );
+    }
     if mover == Piece::Pawn {
         let forward = match mover_side {
             Side::White => to / 8 > from / 8,
@@ -501,6 +574,54 @@ fn illegal(g: &DoubleCross, card: DcCard, start: &Board, observed: &Board) -> Fl
         "DC-1.4",
         format!("The {name} cannot move from {fs} to {ts}; put it back"),
     )
+}
+
+/// Whether `victim` is the square an en passant from `from` to `to` takes.
+fn v_is_behind(from: Square, to: Square, victim: Square) -> bool {
+    victim / 8 == from / 8 && victim % 8 == to % 8
+}
+
+/// A King and Rook both moved as a castle that is not allowed: no right
+/// (one of them has moved) or pieces between (DC-4.3).
+fn castle_attempt(
+    g: &DoubleCross,
+    start: &Board,
+    observed: &Board,
+    cells: &[crate::table::Cell],
+    player: Option<&str>,
+) -> Option<Flag> {
+    for side in [Side::White, Side::Black] {
+        let rank = if side == Side::White { 0 } else { 56 };
+        for (k_to, r_from, r_to) in [(6, 7, 5), (2, 0, 3)] {
+            let (ke, kt, rf, rt) = (rank + 4, rank + k_to, rank + r_from, rank + r_to);
+            let king = Some((side, Piece::King));
+            let rook = Some((side, Piece::Rook));
+            let looks = start[ke as usize] == king
+                && start[rf as usize] == rook
+                && observed[kt as usize] == king
+                && observed[rt as usize] == rook
+                && observed[ke as usize].is_none()
+                && observed[rf as usize].is_none()
+                && differing(observed, start).len() == 4;
+            if looks {
+                let why = if g.pos.castling == 0
+                    || !super::castle_right(&g.pos, side, k_to == 6)
+                {
+                    "the King or that Rook has moved, so the right is gone"
+                } else {
+                    "the squares between King and Rook must be empty"
+                };
+                return Some(flag(
+                    FlagKind::IllegalMove,
+                    "DC-4.3",
+                    format!("This castle is not allowed: {why}; put King and Rook back"),
+                    cells.to_vec(),
+                    player,
+                ));
+            }
+        }
+    }
+    None
 }
 
 fn flag(

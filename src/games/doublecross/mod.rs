@@ -127,8 +127,12 @@ struct Turn {
 struct TurnLog {
     player: usize,
     start: Position,
+    /// The board the turn left, before any removal after it.
     end: Position,
     removal: Option<(Square, Card)>,
+    /// Pieces of uncalled new checks whose removal right lapsed at the
+    /// opponent's draw: a later removal of one is told why it is too late.
+    lapsed: Vec<Square>,
 }
 
 /// One turn of the game record (PGN).
@@ -692,6 +696,7 @@ impl DoubleCross {
         let Some(mut turn) = self.turn.take() else {
             return;
         };
+        let mut lapsed = Vec::new();
         if turn.window {
             let new = if turn.done.is_some() {
                 new_checks(&turn.start, &self.pos)
@@ -711,32 +716,48 @@ impl DoubleCross {
                 if let Some(e) = Arc::make_mut(&mut self.record).last_mut() {
                     e.notes.push("check not called".into());
                 }
+                lapsed = new.iter().map(|&(x, _)| x).collect();
             }
         }
         if turn.card != DcCard::Joust(Joust::SaveKing) {
             self.deck.dispose(turn.player, turn.card, self.opts.joust);
         }
-        // DC-4.4: en passant only on the turn right after the double step.
-        let double_step = matches!(
+        // DC-4.4: en passant only on the turn right after the double step,
+        // or after a DoubleCross that brought that turn back (DC-9.2).
+        let keeps_ep = matches!(
             turn.done,
-            Some(Done::Action(Action::Move(Move {
-                kind: MoveKind::DoubleStep,
-                ..
-            })))
+            Some(Done::Action(
+                Action::Move(Move {
+                    kind: MoveKind::DoubleStep,
+                    ..
+                }) | Action::Restore
+            ))
         );
-        if !double_step {
+        if !keeps_ep {
             self.pos.ep = None;
         }
         turn.window = false;
+        let mut end = self.pos.clone();
+        if let Some((sq, card)) = turn.removal {
+            end.set(sq, Side::from_colour(card.colour).map(|s| (s, card.piece)));
+        }
         self.logs.push(TurnLog {
             player: turn.player,
             start: turn.start,
-            end: self.pos.clone(),
+            end,
             removal: turn.removal,
+            lapsed,
         });
         if self.logs.len() > 4 {
             self.logs.remove(0);
         }
+    }
+
+    /// The player whose removal right over the piece on `sq` lapsed at the
+    /// last draw, if it did.
+    fn lapsed_right(&self, sq: Square) -> Option<usize> {
+        let log = self.logs.last()?;
+        log.lapsed.contains(&sq).then_some(1 - log.player)
     }
 
     /// DC-3.1 to DC-3.4 and the Joust cards resolved at the draw.
@@ -870,6 +891,9 @@ impl DoubleCross {
                     g.pos = t;
                 }
                 no_action(&mut g, &mut events, "joust");
+                if let Some(t) = g.turn.as_mut() {
+                    t.done = Some(Done::Action(Action::Restore));
+                }
                 if let Some(e) = Arc::make_mut(&mut g.record).last_mut() {
                     e.notes
                         .push("restores the rights of the opponent's last turn".into());
@@ -1054,7 +1078,22 @@ impl DoubleCross {
     }
 
     /// DC-6.5: the opponent removes a piece of an uncalled new check.
-    fn remove(&self, sq: Square) -> Result<(DoubleCross, Vec<EventBody>), Box<Flag>> {
+    pub(crate) fn remove(&self, sq: Square) -> Result<(DoubleCross, Vec<EventBody>), Box<Flag>> {
+        self.remove_checker(sq).map_err(|mut f| {
+            // Said plainly when the right existed but lapsed at a draw.
+            if let Some(p) = self.lapsed_right(sq) {
+                f.message = format!(
+                    "The removal right lapsed when {} drew (DC-6.6): put the piece back on {}",
+                    PLAYERS[p],
+                    square_name(sq)
+                );
+                f.player = Some(PLAYERS[p].into());
+            }
+            f
+        })
+    }
+
+    fn remove_checker(&self, sq: Square) -> Result<(DoubleCross, Vec<EventBody>), Box<Flag>> {
         let card = self.pos.piece_at(sq).map(card_of);
         let remover = self.to_move;
         let illegal = |why: String| {
@@ -1322,6 +1361,18 @@ pub(crate) fn bits(mut b: u64) -> impl Iterator<Item = Square> {
             Some(sq)
         }
     })
+}
+
+/// Whether `side` still has the right to castle on that wing.
+fn castle_right(p: &Position, side: Side, kingside: bool) -> bool {
+    use chess::{BLACK_KINGSIDE, BLACK_QUEENSIDE, WHITE_KINGSIDE, WHITE_QUEENSIDE};
+    let bit = match (side, kingside) {
+        (Side::White, true) => WHITE_KINGSIDE,
+        (Side::White, false) => WHITE_QUEENSIDE,
+        (Side::Black, true) => BLACK_KINGSIDE,
+        (Side::Black, false) => BLACK_QUEENSIDE,
+    };
+    p.castling & bit != 0
 }
 
 /// Whether two positions have the same pieces on the same squares.
