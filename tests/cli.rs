@@ -130,10 +130,58 @@ fn missing_files_and_unknown_inputs_are_errors_not_panics() {
 
 #[test]
 fn games_not_yet_refereed_are_refused_clearly() {
-    let p = temp_script("dc.toml", "game = \"doublecross\"\n");
+    let p = temp_script("tw.toml", "game = \"twelve\"\n");
     let o = arbiter(&["replay", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not refereed yet"), "{}", stderr(&o));
+}
+
+const DC: &str = "fixtures/scenarios/doublecross/spec-07-uncalled-check-removal.toml";
+
+#[test]
+fn a_doublecross_script_replays_with_squares_and_its_record_is_pgn() {
+    let o = arbiter(&["replay", DC, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["game"], "doublecross");
+    let moved = lines
+        .iter()
+        .find(|l| l["event"] == "action" && l["action"] == "move")
+        .expect("a move");
+    assert_eq!(moved["squares"].as_array().map(Vec::len), Some(2), "{moved}");
+    assert!(moved["san"].is_string(), "{moved}");
+    let uncalled = lines
+        .iter()
+        .find(|l| l["kind"] == "uncalled_check")
+        .expect("the uncalled check is logged");
+    assert_eq!(uncalled["event"], "flag");
+    assert!(uncalled["squares"].is_array(), "{uncalled}");
+
+    let pgn = arbiter(&["replay", DC, "--pgn"]);
+    assert!(pgn.status.success(), "{}", stderr(&pgn));
+    let text = stdout(&pgn);
+    assert!(text.contains("[Variant \"DoubleCross\"]"), "{text}");
+    assert!(text.contains("{wQ}") || text.contains("{wQ;"), "{text}");
+
+    // Through a journal: the exported record is the same PGN.
+    let dir = std::env::temp_dir().join(format!("arbiter-cli-dc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = dir.join("dc.jsonl");
+    let _ = std::fs::remove_file(&journal);
+    let input = format!("script:{DC}");
+    let w = arbiter(&["watch", "--input", &input, "--journal", journal.to_str().unwrap()]);
+    assert!(w.status.success(), "{}", stderr(&w));
+    let e = arbiter(&["export", journal.to_str().unwrap()]);
+    assert!(e.status.success(), "{}", stderr(&e));
+    assert_eq!(stdout(&e), text);
+
+    // En Prise keeps no PGN: said clearly.
+    let o = arbiter(&["replay", SHARED, "--pgn"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no standard game record"), "{}", stderr(&o));
 }
 
 #[test]
