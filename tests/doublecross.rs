@@ -21,15 +21,6 @@ use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-fn replay(obs: &[Observation]) -> (Vec<Event>, Referee<DoubleCross>) {
-    let mut r = Referee::new(DoubleCross::new(Options::default()));
-    let mut events = r.start();
-    for (i, o) in obs.iter().enumerate() {
-        events.extend(r.observe(i, o));
-    }
-    (events, r)
-}
-
 fn replay_with(opts: &Options, obs: &[Observation]) -> (Vec<Event>, Referee<DoubleCross>) {
     let mut r = Referee::new(DoubleCross::new(opts.clone()));
     let mut events = r.start();
@@ -469,10 +460,10 @@ fn arbiter_new_check_attacker(start: &Position, end: &Position) -> Option<u8> {
 #[test]
 fn the_standard_start_needs_no_setup_and_a_wrong_one_is_unexplained() {
     let mut start = Position::startpos();
-    let (events, _) = replay(&[Observation::Table(table_of(&start))]);
+    let (events, _) = replay_with(&Options::default(), &[Observation::Table(table_of(&start))]);
     assert!(flags(&events).is_empty());
     start.set(12, None);
-    let (events, _) = replay(&[Observation::Table(table_of(&start))]);
+    let (events, _) = replay_with(&Options::default(), &[Observation::Table(table_of(&start))]);
     let f = flags(&events);
     assert!(
         matches!(&f[..], [Event { body: EventBody::Flag(fl), .. }] if fl.kind == FlagKind::Unexplained && fl.cells == vec![cell_of(12)]),
