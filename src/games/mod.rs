@@ -4,6 +4,7 @@
 pub mod board;
 pub mod doublecross;
 pub mod enprise;
+pub mod twelve;
 
 use crate::event::{EventBody, Flag, FlagKind};
 use crate::observation::Observation;

@@ -1,0 +1,1 @@
+//! Twelve (`spec/twelve.md`): the boardless 12-card game. Being written.
