@@ -78,9 +78,10 @@ enum Command {
         #[command(flatten)]
         mat: MatArgs,
     },
-    /// The referee view at the table: a full-screen board, the Battleplans,
-    /// flags and checks. With no options: the bundled demo game, stepping
-    /// itself.
+    /// The referee view at the table: a full-screen board, the Battleplans
+    /// (En Prise) or the drawn card and piles (DoubleCross), flags and
+    /// checks. With no options: the bundled demo game, stepping itself;
+    /// `--game doublecross`: a DoubleCross game on the mock board.
     Play(PlayArgs),
     /// The printable deck.
     Deck {
@@ -259,9 +260,10 @@ const REGISTRY: &str = "calibration/deck.toml";
 
 #[derive(clap::Args)]
 struct PlayArgs {
-    /// The game (this build referees enprise).
-    #[arg(long, default_value = "enprise")]
-    game: String,
+    /// The game: enprise (the default) or doublecross. A script input or
+    /// a --setup file names its own game.
+    #[arg(long)]
+    game: Option<String>,
     /// Players in turn order, such as white,black.
     #[arg(long, value_delimiter = ',')]
     players: Option<Vec<String>>,
@@ -301,6 +303,40 @@ struct PlayArgs {
     /// A camera's calibration, written by `arbiter calibrate`.
     #[arg(long, value_name = "FILE")]
     calibration: Option<PathBuf>,
+    /// Seed the mock device's random draws (DoubleCross: the `n` key), to
+    /// deal the same cards again; default: from the clock.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+}
+
+/// The game `--game` names (En Prise when left out). Whether this build
+/// referees it is the referee's to say (`referee_for`), when it is set up.
+fn game_of(args: &PlayArgs) -> Result<GameKind, BadInput> {
+    let Some(name) = &args.game else {
+        return Ok(GameKind::EnPrise);
+    };
+    GameKind::parse(name.trim()).ok_or_else(|| {
+        BadInput(anyhow::anyhow!(
+            "--game {name}: unknown game (one of enprise, doublecross, twelve, enochian)"
+        ))
+    })
+}
+
+/// A script or setup file names its game: `--game`, if given too, must
+/// agree.
+fn same_game(args: &PlayArgs, file: &Path, script: &Script) -> Result<(), BadInput> {
+    if args.game.is_some() {
+        let named = game_of(args)?;
+        if named != script.game {
+            return Err(BadInput(anyhow::anyhow!(
+                "--game {} but {} is set up for {}: leave --game out, or name another file",
+                named.name(),
+                file.display(),
+                script.game.name()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Bad input: exit status 2, per the README.
@@ -657,8 +693,10 @@ const DEMO_STEP_SECS: f64 = 1.5;
 fn play(args: PlayArgs) -> Result<(), BadInput> {
     let bad = |e: anyhow::Error| BadInput(e);
     let delay = step_delay_of(args.step_delay)?;
-    let named_setup =
-        args.players.is_some() || !args.battleplans.is_empty() || args.setup.is_some();
+    let named_setup = args.game.is_some()
+        || args.players.is_some()
+        || !args.battleplans.is_empty()
+        || args.setup.is_some();
 
     // Where the game comes from: a journal, a script, or the setup given.
     let (setup, source, source_name, resumed) = if let Some(resume) = &args.resume {
@@ -682,6 +720,7 @@ fn play(args: PlayArgs) -> Result<(), BadInput> {
             Some(i) if i.starts_with("script:") => {
                 let path = script_input(i).map_err(bad)?;
                 let script = Script::load(path).map_err(|e| bad(e.into()))?;
+                same_game(&args, path, &script)?;
                 let name = path.display().to_string();
                 (
                     script.setup_toml(),
@@ -777,7 +816,11 @@ fn start_view(
         Src::Script(s) => Source::Script(ScriptInput::new(*s, delay)),
         Src::Mock => {
             let start = referee.expected_table().clone();
-            Source::Mock(MockTable::new(&start).with_colours(&colours_of(&setup_script)))
+            if referee.panel().chessboard {
+                Source::Mock(MockTable::chessboard(&start))
+            } else {
+                Source::Mock(MockTable::new(&start).with_colours(&colours_of(&setup_script)))
+            }
         }
         Src::Mat(cfg) => Source::Live(mat::spawn(cfg)),
         Src::Live(live) => Source::Live(live),
@@ -795,7 +838,8 @@ fn start_view(
         }
     };
     let journal_path = journal.path().display().to_string();
-    let mut app = App::new(referee, source, source_name, Some(journal), args.quiet);
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let mut app = App::new(referee, source, source_name, Some(journal), args.quiet).with_seed(seed);
     app.restore(&observations);
     arbiter::tui::run(app)
         .context("the terminal")
@@ -818,15 +862,15 @@ fn setup_from_args(args: &PlayArgs) -> Result<String, BadInput> {
     if let Some(path) = &args.setup {
         // A table script serves as a setup file too: its steps are not used.
         let script = Script::load(path).map_err(|e| bad(e.into()))?;
+        same_game(args, path, &script)?;
         // Validate now, with the file's own name in any message.
         referee_for(&script).map_err(|e| bad(e.into()))?;
         return Ok(script.setup_toml());
     }
-    if GameKind::parse(&args.game) != Some(GameKind::EnPrise) {
-        return Err(bad(anyhow::anyhow!(
-            "--game {}: this build referees enprise",
-            args.game
-        )));
+    match game_of(args)? {
+        GameKind::EnPrise => {}
+        GameKind::DoubleCross => return doublecross_setup(args),
+        other => return plain_setup(args, other),
     }
     let names = args
         .players
@@ -857,10 +901,7 @@ fn setup_from_args(args: &PlayArgs) -> Result<String, BadInput> {
     let plans = if players.iter().all(|c| known.iter().any(|(k, _)| k == c)) {
         known
     } else {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
+        let seed = clock_seed();
         match arbiter::tui::setup::run(SetupForm::new(players.clone(), &known, seed))
             .context("the terminal")
             .map_err(bad)?
@@ -884,6 +925,54 @@ fn setup_from_args(args: &PlayArgs) -> Result<String, BadInput> {
     let script = Script::parse("setup", &text).map_err(|e| bad(e.into()))?;
     referee_for(&script).map_err(|e| bad(e.into()))?;
     Ok(text)
+}
+
+/// The setup of a DoubleCross game from the command line: the standard
+/// start and deck; its options (joust, ...) come from a --setup file.
+fn doublecross_setup(args: &PlayArgs) -> Result<String, BadInput> {
+    let bad = |e: anyhow::Error| BadInput(e);
+    if !args.battleplans.is_empty() {
+        return Err(bad(anyhow::anyhow!(
+            "--battleplan: DoubleCross has no Battleplans (its cards are drawn during the game)"
+        )));
+    }
+    if let Some(p) = &args.players {
+        let names: Vec<&str> = p.iter().map(|n| n.trim()).collect();
+        if names != ["white", "black"] {
+            return Err(bad(anyhow::anyhow!(
+                "--players {}: DoubleCross is played by white and black, white first",
+                p.join(",")
+            )));
+        }
+    }
+    let text = "game = \"doublecross\"\n".to_string();
+    let script = Script::parse("setup", &text).map_err(|e| bad(e.into()))?;
+    referee_for(&script).map_err(|e| bad(e.into()))?;
+    Ok(text)
+}
+
+/// The setup of another game from the command line: its defaults, if
+/// this build referees it (its options come from a --setup file).
+fn plain_setup(args: &PlayArgs, game: GameKind) -> Result<String, BadInput> {
+    if args.players.is_some() || !args.battleplans.is_empty() {
+        return Err(BadInput(anyhow::anyhow!(
+            "--players and --battleplan set up En Prise; set up {} with --setup FILE",
+            game.name()
+        )));
+    }
+    let text = format!("game = \"{}\"\n", game.name());
+    let script = Script::parse("setup", &text).map_err(|e| BadInput(e.into()))?;
+    referee_for(&script)
+        .map_err(|e| BadInput(anyhow::anyhow!("--game {}: {}", game.name(), e.message)))?;
+    Ok(text)
+}
+
+/// A seed that differs from run to run.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
 }
 
 fn script_input(input: &str) -> anyhow::Result<&Path> {

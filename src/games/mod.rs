@@ -111,6 +111,33 @@ pub struct Panel {
     /// The game is played on a fixed 8x8 chessboard (rank 8 on row 0): the
     /// view draws every square, files a–h and ranks 8–1.
     pub chessboard: bool,
+    /// Games driven by drawn cards (DoubleCross): the card in hand, the
+    /// pile, and what the view puts beside them.
+    pub cards: Option<CardPanel>,
+}
+
+/// The card side of a game played with a drawn deck, as plain data.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CardPanel {
+    /// The card drawn and not yet acted on ("Black Knight", a Joust card's
+    /// title) and the player who must act.
+    pub drawn: Option<(String, String)>,
+    /// The colour of the drawn card's pieces (None for a Joust card).
+    pub drawn_colour: Option<Colour>,
+    /// The player to draw next, when no card is in hand.
+    pub next_draw: Option<String>,
+    /// That draw is the second of a turn (Save King was drawn and kept).
+    pub draws_again: bool,
+    /// A decision the game waits for ("white may play Save King ...").
+    pub pending: Option<String>,
+    /// Cards in the draw pile.
+    pub pile: u32,
+    /// Decks used: 1, then one more per reshuffle.
+    pub decks_used: u32,
+    /// An open removal right ("black may remove b5 before drawing").
+    pub removal_right: Option<String>,
+    /// Pieces that left the board, in the form they left it.
+    pub removed: Vec<Card>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

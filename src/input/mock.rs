@@ -110,6 +110,27 @@ pub const HELP: &[(&str, &str)] = &[
     ),
 ];
 
+/// The keys of a chessboard ([`MockTable::chessboard`]), for the help
+/// overlay.
+pub const CHESS_HELP: &[(&str, &str)] = &[
+    ("arrows hjkl", "move the cursor over the board"),
+    (
+        "space  p",
+        "pick up here; put the piece in hand down here (captures)",
+    ),
+    ("x  Del", "take the piece here off (a removal, en passant)"),
+    (
+        "c",
+        "exchange the piece in hand or here: P→Q→R→B→N→P (promotion)",
+    ),
+    ("c (empty)", "choose the piece u puts down"),
+    (
+        "u  Enter",
+        "put down the piece taken off last (or the one chosen)",
+    ),
+    ("Esc", "put the piece in hand back; else forget the choice"),
+];
+
 /// A card on the virtual cloth or in hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MockCard {
@@ -195,6 +216,28 @@ pub struct MockTable {
     chosen: Option<Card>,
     /// The colours [`MockKey::CycleCard`] offers, in turn order.
     colours: Vec<Colour>,
+    /// A fixed 8x8 chessboard: see the module documentation.
+    chess: bool,
+    /// Chessboard mode: the pieces taken off the board, the last one last,
+    /// as players keep them beside the board to put back.
+    off: Vec<Card>,
+}
+
+/// The squares of a chessboard: columns and rows 0..8 (rank 8 on row 0).
+const BOARD: std::ops::Range<i32> = 0..8;
+
+/// The type a piece is exchanged for, in the order players look for the
+/// promoted piece: a pawn becomes a queen first; the cycle comes back to a
+/// pawn so that a promotion can be put back. A King is never exchanged.
+fn exchanged(p: Piece) -> Option<Piece> {
+    Some(match p {
+        Piece::Pawn => Piece::Queen,
+        Piece::Queen => Piece::Rook,
+        Piece::Rook => Piece::Bishop,
+        Piece::Bishop => Piece::Knight,
+        Piece::Knight => Piece::Pawn,
+        Piece::King => return None,
+    })
 }
 
 impl MockTable {
@@ -211,7 +254,33 @@ impl MockTable {
             marked: None,
             chosen: None,
             colours: Colour::ALL.to_vec(),
+            chess: false,
+            off: Vec::new(),
         }
+    }
+
+    /// A fixed 8x8 chessboard holding `start` (DoubleCross): the cursor on
+    /// e2, the white king's pawn, where a game usually begins.
+    pub fn chessboard(start: &Table) -> MockTable {
+        let mut m = MockTable::new(start).with_colours(&[Colour::White, Colour::Black]);
+        m.chess = true;
+        m.cursor = Cell::new(4, 6);
+        m
+    }
+
+    /// Whether this is a chessboard (see [`MockTable::chessboard`]).
+    pub fn is_chessboard(&self) -> bool {
+        self.chess
+    }
+
+    /// Chessboard mode: the pieces taken off the board, the last one last.
+    pub fn off_board(&self) -> &[Card] {
+        &self.off
+    }
+
+    /// The keys of this table, for the help overlay.
+    pub fn help(&self) -> &'static [(&'static str, &'static str)] {
+        if self.chess { CHESS_HELP } else { HELP }
     }
 
     /// Limits the cards [`MockKey::CycleCard`] offers to these colours (the
@@ -247,7 +316,13 @@ impl MockTable {
 
     /// The card [`MockKey::PlaceUp`] and [`MockKey::PlaceDown`] would place:
     /// the one chosen with [`MockKey::CycleCard`], else `next`.
+    ///
+    /// On a chessboard `next` is not used: the default is the piece taken
+    /// off last.
     pub fn card_to_place(&self, next: Option<Card>) -> Option<Card> {
+        if self.chess {
+            return self.chosen.or(self.off.last().copied());
+        }
         self.chosen.or(next)
     }
 
@@ -294,6 +369,9 @@ impl MockTable {
     /// Handles one key. `next` is the card the player to act would place
     /// next (`None` if they have none).
     pub fn handle(&mut self, key: MockKey, next: Option<Card>) -> MockOutcome {
+        if self.chess {
+            return self.handle_chess(key);
+        }
         let here = self.cursor;
         match key {
             MockKey::Up => self.move_cursor(0, -1),
@@ -383,8 +461,103 @@ impl MockTable {
         }
     }
 
+    /// [`MockTable::handle`] on a chessboard.
+    fn handle_chess(&mut self, key: MockKey) -> MockOutcome {
+        let here = self.cursor;
+        match key {
+            MockKey::Up => self.move_cursor(0, -1),
+            MockKey::Down => self.move_cursor(0, 1),
+            MockKey::Left => self.move_cursor(-1, 0),
+            MockKey::Right => self.move_cursor(1, 0),
+            MockKey::PlaceUp => {
+                let Some(card) = self.card_to_place(None) else {
+                    return nothing(
+                        "no piece to put down: none was taken off (c on an empty square chooses one)",
+                    );
+                };
+                // The piece comes from the box beside the board if it is
+                // there; otherwise from a spare set.
+                if let Some(i) = self.off.iter().rposition(|&c| c == card) {
+                    self.off.remove(i);
+                }
+                self.chosen = None;
+                self.put(here, MockCard::up(card));
+                self.report()
+            }
+            MockKey::PlaceDown | MockKey::Flip => nothing("no face-down cards on a chessboard"),
+            MockKey::Swap => nothing(
+                "no swaps on a chessboard: pick the piece up (space) and put it down (space)",
+            ),
+            MockKey::PickPut => match self.held.take() {
+                Some((card, _)) => {
+                    self.put(here, card);
+                    self.report()
+                }
+                None => match self.pop(here) {
+                    Some(card) => {
+                        self.held = Some((card, here));
+                        self.report()
+                    }
+                    None => nothing("no piece here to pick up"),
+                },
+            },
+            MockKey::Remove => match self.pop(here) {
+                Some(card) => {
+                    self.off.extend(card.face());
+                    self.report()
+                }
+                None => nothing("no piece here to take off"),
+            },
+            MockKey::CycleCard => {
+                if let Some((card, from)) = self.held {
+                    let Some(ex) = exchange(card) else {
+                        return nothing("a King is not exchanged");
+                    };
+                    self.held = Some((ex, from));
+                    return MockOutcome::Busy;
+                }
+                match self.stacks.get_mut(&here).and_then(|s| s.last_mut()) {
+                    Some(card) => {
+                        let Some(ex) = exchange(*card) else {
+                            return nothing("a King is not exchanged");
+                        };
+                        *card = ex;
+                        self.report()
+                    }
+                    None => {
+                        let last_off = self.off.last().copied();
+                        self.chosen = self.cycle(last_off);
+                        MockOutcome::Cursor
+                    }
+                }
+            }
+            MockKey::Cancel => {
+                if let Some((card, from)) = self.held.take() {
+                    self.put(from, card);
+                    self.report()
+                } else if self.chosen.take().is_some() {
+                    MockOutcome::Cursor
+                } else {
+                    nothing("nothing to cancel")
+                }
+            }
+        }
+    }
+
+    /// Chessboard mode: `card` stands on `cell` alone; a piece there is
+    /// captured and goes off the board.
+    fn put(&mut self, cell: Cell, card: MockCard) {
+        if let Some(taken) = self.pop(cell) {
+            self.off.extend(taken.face());
+        }
+        self.push(cell, card);
+    }
+
     fn move_cursor(&mut self, dc: i32, dr: i32) -> MockOutcome {
         let to = self.cursor.offset(dc, dr);
+        if self.chess && !(BOARD.contains(&to.col) && BOARD.contains(&to.row)) {
+            return nothing("the cursor is at the edge of the board");
+        }
         if !to.in_range() {
             return nothing("the cursor is at the edge of the table");
         }
@@ -439,6 +612,13 @@ impl MockTable {
             obs => MockOutcome::Table(obs),
         }
     }
+}
+
+/// A piece card exchanged for the next type ([`exchanged`]), face-up.
+fn exchange(card: MockCard) -> Option<MockCard> {
+    let face = card.face?;
+    let piece = exchanged(face.piece)?;
+    Some(MockCard::up(Card::new(face.colour, piece)))
 }
 
 fn nothing(why: &str) -> MockOutcome {
@@ -874,5 +1054,312 @@ mod tests {
             "the first colour's king"
         );
         assert_eq!(m.card_to_place(None), None, "placing uses the choice up");
+    }
+
+    // The chessboard mode (DoubleCross).
+
+    use crate::games::Game;
+    use crate::games::doublecross::{DoubleCross, Options as DcOptions};
+
+    fn board(grid: &str) -> MockTable {
+        MockTable::chessboard(&Table::parse_grid(grid, Cell::default()).unwrap())
+    }
+
+    /// Goes to the square named (`e4`) with the arrow keys.
+    fn go(m: &mut MockTable, square: &str) {
+        let b = square.as_bytes();
+        let to = Cell::new(i32::from(b[0] - b'a'), 8 - i32::from(b[1] - b'0'));
+        while m.cursor() != to {
+            let c = m.cursor();
+            let k = if c.col < to.col {
+                Right
+            } else if c.col > to.col {
+                Left
+            } else if c.row < to.row {
+                Down
+            } else {
+                Up
+            };
+            assert_eq!(m.handle(k, None), MockOutcome::Cursor);
+        }
+    }
+
+    fn top_at(m: &MockTable, square: &str) -> Option<Card> {
+        let b = square.as_bytes();
+        let cell = Cell::new(i32::from(b[0] - b'a'), 8 - i32::from(b[1] - b'0'));
+        m.top(cell).and_then(MockCard::face)
+    }
+
+    const EMPTY_ROWS: &str = ".. .. .. .. .. .. .. ..";
+
+    /// An 8x8 grid from its ranks 8 to 1, `..` where a rank is not given.
+    fn grid(ranks: &[(u8, &str)]) -> String {
+        (1..=8u8)
+            .rev()
+            .map(|r| {
+                ranks
+                    .iter()
+                    .find(|(k, _)| *k == r)
+                    .map_or(EMPTY_ROWS, |(_, row)| row)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    const WQ: Card = Card::new(Colour::White, Piece::Queen);
+    const WK: Card = Card::new(Colour::White, Piece::King);
+    const BQ: Card = Card::new(Colour::Black, Piece::Queen);
+
+    #[test]
+    fn a_chessboard_starts_on_e2_and_keeps_the_cursor_on_the_board() {
+        let start = DoubleCross::new(DcOptions::default()).table();
+        let mut m = MockTable::chessboard(&start);
+        assert!(m.is_chessboard());
+        assert_eq!(m.cursor().square().as_deref(), Some("e2"));
+        assert_eq!(top_at(&m, "e2"), Some(WP));
+        go(&mut m, "h1");
+        assert!(
+            matches!(m.handle(Right, None), MockOutcome::Nothing(w) if w.contains("edge of the board"))
+        );
+        assert!(matches!(m.handle(Down, None), MockOutcome::Nothing(_)));
+        go(&mut m, "a8");
+        assert!(matches!(m.handle(Up, None), MockOutcome::Nothing(_)));
+        assert!(matches!(m.handle(Left, None), MockOutcome::Nothing(_)));
+        // Nothing lies face-down on a chessboard, and pieces do not swap.
+        for k in [PlaceDown, Flip, Swap] {
+            assert!(
+                matches!(m.handle(k, None), MockOutcome::Nothing(_)),
+                "{k:?}"
+            );
+        }
+        assert_eq!(m.observation(), Observation::Table(start));
+    }
+
+    #[test]
+    fn a_piece_put_on_an_occupied_square_captures_it() {
+        let mut m = board(&grid(&[
+            (8, ".. .. .. bQ bK .. .. .."),
+            (1, ".. .. .. wQ wK .. .. .."),
+        ]));
+        go(&mut m, "d1");
+        assert_eq!(m.handle(PickPut, None), MockOutcome::Busy);
+        assert_eq!(m.held().map(|(c, _)| c.face()), Some(Some(WQ)));
+        go(&mut m, "d8");
+        let after = grid(&[
+            (8, ".. .. .. wQ bK .. .. .."),
+            (1, ".. .. .. .. wK .. .. .."),
+        ]);
+        assert_eq!(m.handle(PickPut, None), obs(&after));
+        assert_eq!(m.stack(m.cursor()).len(), 1, "nothing stacks");
+        assert_eq!(m.off_board(), &[BQ]);
+        // A change of mind: the white queen back to d1, and u puts the
+        // captured one back where it stood.
+        assert_eq!(m.card_to_place(None), Some(BQ));
+        m.handle(PickPut, None);
+        go(&mut m, "d1");
+        m.handle(PickPut, None);
+        go(&mut m, "d8");
+        let start = grid(&[
+            (8, ".. .. .. bQ bK .. .. .."),
+            (1, ".. .. .. wQ wK .. .. .."),
+        ]);
+        assert_eq!(m.handle(PlaceUp, None), obs(&start));
+        assert!(m.off_board().is_empty());
+        assert_eq!(m.card_to_place(None), None);
+        assert!(
+            matches!(m.handle(PlaceUp, None), MockOutcome::Nothing(w) if w.contains("no piece"))
+        );
+    }
+
+    #[test]
+    fn x_takes_a_piece_off_and_esc_puts_a_held_piece_back() {
+        let start = grid(&[
+            (8, ".. .. .. .. bK .. .. .."),
+            (1, ".. .. .. wQ wK .. .. .."),
+        ]);
+        let mut m = board(&start);
+        go(&mut m, "d1");
+        let without = grid(&[
+            (8, ".. .. .. .. bK .. .. .."),
+            (1, ".. .. .. .. wK .. .. .."),
+        ]);
+        assert_eq!(m.handle(Remove, None), obs(&without));
+        assert_eq!(m.off_board(), &[WQ]);
+        assert!(matches!(m.handle(Remove, None), MockOutcome::Nothing(_)));
+        assert_eq!(m.handle(PlaceUp, None), obs(&start));
+        go(&mut m, "e1");
+        m.handle(PickPut, None);
+        go(&mut m, "e4");
+        assert_eq!(m.handle(Cancel, None), obs(&start));
+        assert_eq!(top_at(&m, "e1"), Some(WK));
+    }
+
+    #[test]
+    fn c_exchanges_a_piece_for_the_next_type_and_never_a_king() {
+        let mut m = board(&grid(&[
+            (7, ".. .. .. .. wP .. .. .."),
+            (1, ".. .. .. .. wK .. .. .."),
+        ]));
+        // Promotion in hand: the pawn comes up from e7, a queen goes down.
+        go(&mut m, "e7");
+        m.handle(PickPut, None);
+        assert_eq!(m.handle(CycleCard, None), MockOutcome::Busy);
+        go(&mut m, "e8");
+        let queened = grid(&[
+            (8, ".. .. .. .. wQ .. .. .."),
+            (1, ".. .. .. .. wK .. .. .."),
+        ]);
+        assert_eq!(m.handle(PickPut, None), obs(&queened));
+        // In place: Q → R → B → N → P → Q.
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            assert!(matches!(m.handle(CycleCard, None), MockOutcome::Table(_)));
+            seen.push(top_at(&m, "e8").unwrap().piece.letter());
+        }
+        assert_eq!(seen.iter().collect::<String>(), "RBNPQ");
+        go(&mut m, "e1");
+        assert!(matches!(m.handle(CycleCard, None), MockOutcome::Nothing(w) if w.contains("King")));
+        // On an empty square c chooses the piece u puts down.
+        go(&mut m, "a3");
+        assert_eq!(m.handle(CycleCard, None), MockOutcome::Cursor);
+        assert_eq!(m.card_to_place(None), Some(WK));
+        m.handle(CycleCard, None);
+        assert_eq!(m.card_to_place(None), Some(WQ));
+        assert_eq!(m.handle(Cancel, None), MockOutcome::Cursor);
+        assert_eq!(m.card_to_place(None), None);
+    }
+
+    #[test]
+    fn en_prise_tables_stay_stacks_of_cards() {
+        // The card board is not a chessboard: a card put on another stacks.
+        let mut m = start();
+        assert!(!m.is_chessboard());
+        assert_eq!(m.help(), HELP);
+        m.handle(PickPut, None);
+        m.handle(Right, None);
+        assert_eq!(m.handle(PickPut, None), obs(".. wN\n.. bQ"));
+        assert_eq!(m.stack(Cell::new(1, 0)).len(), 2);
+        assert!(m.off_board().is_empty());
+    }
+
+    /// The mock board driven by keys against a DoubleCross referee: draws
+    /// are inputs, everything else is the board.
+    struct DcPlay {
+        mock: MockTable,
+        referee: Referee<DoubleCross>,
+        step: usize,
+    }
+
+    impl DcPlay {
+        fn new() -> DcPlay {
+            let mut referee = Referee::new(DoubleCross::new(DcOptions::default()));
+            referee.start();
+            DcPlay {
+                mock: MockTable::chessboard(referee.expected_table()),
+                referee,
+                step: 0,
+            }
+        }
+
+        fn observe(&mut self, obs: &Observation) -> Vec<EventBody> {
+            self.step += 1;
+            self.referee
+                .observe(self.step, obs)
+                .into_iter()
+                .map(|e| e.body)
+                .collect()
+        }
+
+        fn draw(&mut self, card: &str) {
+            let ev = self.observe(&Observation::Draw(card.into()));
+            assert!(
+                ev.iter()
+                    .any(|e| matches!(e, EventBody::Action(a) if a.action == "draw")),
+                "{ev:?}"
+            );
+        }
+
+        /// At `square`, presses the keys; the referee's events.
+        fn at(&mut self, square: &str, keys: &[MockKey]) -> Vec<EventBody> {
+            go(&mut self.mock, square);
+            let mut out = Vec::new();
+            for &k in keys {
+                match self.mock.handle(k, None) {
+                    MockOutcome::Table(obs) => out.extend(self.observe(&obs)),
+                    MockOutcome::Busy => out.extend(self.observe(&Observation::Busy)),
+                    MockOutcome::Cursor => {}
+                    MockOutcome::Nothing(why) => panic!("{k:?} did nothing: {why}"),
+                }
+            }
+            out
+        }
+
+        /// Picks the piece on `from` up and puts it down on `to`.
+        fn play(&mut self, from: &str, to: &str) -> Vec<EventBody> {
+            let mut ev = self.at(from, &[PickPut]);
+            ev.extend(self.at(to, &[PickPut]));
+            ev
+        }
+    }
+
+    #[test]
+    fn en_passant_on_the_mock_board_is_a_move_and_the_victim_taken_off() {
+        let mut p = DcPlay::new();
+        p.draw("wP");
+        assert_eq!(one_action(p.play("e2", "e4")).action, "move");
+        p.draw("bP");
+        one_action(p.play("a7", "a6"));
+        p.draw("wP");
+        one_action(p.play("e4", "e5"));
+        p.draw("bP");
+        one_action(p.play("d7", "d5"));
+        p.draw("wP");
+        // The pawn to d6 first: the victim still stands, a part of the
+        // action (the referee waits); x on d5 completes it.
+        let ev = p.play("e5", "d6");
+        assert!(
+            ev.iter().all(|e| !matches!(e, EventBody::Action(_))),
+            "{ev:?}"
+        );
+        let ev = p.at("d5", &[Remove]);
+        let a = ev
+            .iter()
+            .find_map(|e| match e {
+                EventBody::Action(a) => Some(a.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{ev:?}"));
+        assert_eq!(a.action, "en_passant");
+        assert_eq!(a.squares, ["e5", "d6"]);
+        assert_eq!(p.referee.open_flag(), None);
+        assert_eq!(
+            Observation::Table(p.referee.expected_table().clone()),
+            p.mock.observation()
+        );
+    }
+
+    #[test]
+    fn a_promotion_exchanged_in_hand_is_one_legal_action() {
+        let mut p = DcPlay::new();
+        // Either player may move a White pawn: five White Pawn cards run
+        // the b-pawn up to a7, taking the pawn there.
+        for (from, to) in [("b2", "b4"), ("b4", "b5"), ("b5", "b6")] {
+            p.draw("wP");
+            one_action(p.play(from, to));
+        }
+        p.draw("wP");
+        let a = one_action(p.play("b6", "a7"));
+        assert_eq!(a.captured, Some(Card::new(Colour::Black, Piece::Pawn)));
+        p.draw("wP");
+        // axb8 takes the knight and promotes: c in hand makes the queen.
+        let mut ev = p.at("a7", &[PickPut, CycleCard]);
+        ev.extend(p.at("b8", &[PickPut]));
+        let a = one_action(ev);
+        assert_eq!(
+            (a.action.as_str(), a.promotion),
+            ("promote", Some(WQ)),
+            "{a:?}"
+        );
+        assert_eq!(p.referee.open_flag(), None);
     }
 }

@@ -200,7 +200,7 @@ impl BoardView<'_> {
     }
 }
 
-fn card_style(c: Colour) -> Style {
+pub(super) fn card_style(c: Colour) -> Style {
     let s = Style::new().add_modifier(Modifier::BOLD);
     match c {
         Colour::White => s.fg(Color::Black).bg(Color::White),

@@ -1,12 +1,20 @@
 //! The referee view at the table: a full-screen terminal view of the board,
-//! the players' Battleplans, the open flags and the log, fed by an input
-//! (a script, the mock device).
+//! the players' Battleplans (En Prise) or the drawn card and the piles
+//! (DoubleCross), the open flags and the log, fed by an input (a script,
+//! the mock device, a live device).
+//!
+//! Games that take inputs beside the table (DoubleCross: draws, calls of
+//! check, Save King) get them from keys when the input cannot read them: a
+//! random draw or a chosen one, and the calls the game offers
+//! ([`AnyReferee::offered_inputs`]).
 //!
 //! [`App`] is all the state; the `view` module draws it (a function of the state, so
 //! snapshot tests draw it on a test backend); [`App::on_key`] handles keys.
 //! The loop in [`run`] only waits for keys and timers.
 
 mod board;
+mod chessboard;
+mod chooser;
 pub mod setup;
 mod view;
 
@@ -15,9 +23,13 @@ pub use view::draw;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use ratatui::crossterm::event::{
     self, Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
 };
+
+use chooser::{ChooserOutcome, DrawChooser};
 
 use crate::event::{Event, EventBody, Flag};
 use crate::input::live::{Health, LedState, Live, LiveEvent};
@@ -78,7 +90,29 @@ pub struct App {
     /// A new flag or check since the last bell.
     bell: bool,
     leds: LedState,
+    /// The game takes draws and calls from keys (it offered some at the
+    /// start: DoubleCross).
+    inputs: bool,
+    /// The game is played on a fixed chessboard: cells are named as squares.
+    chessboard: bool,
+    /// The draw chooser, while open.
+    chooser: Option<DrawChooser>,
+    /// The mock device's random draws: seeded, so that a test (or
+    /// `--seed`) draws the same cards again.
+    rng: StdRng,
 }
+
+/// The keys of non-table inputs, for the help overlay and the footer.
+pub const INPUT_HELP: &[(&str, &str)] = &[
+    (
+        "n",
+        "draw a card: at random (mock), or say which (a live board)",
+    ),
+    ("N", "choose the card drawn from a list"),
+    ("!", "call check (the player who just moved)"),
+    ("K", "play Save King (its holder, his King just captured)"),
+    ("D", "decline Save King"),
+];
 
 impl App {
     pub fn new(
@@ -114,7 +148,32 @@ impl App {
             quit: false,
             bell: false,
             leds: LedState::default(),
+            inputs: false,
+            chessboard: false,
+            chooser: None,
+            rng: StdRng::seed_from_u64(DEFAULT_SEED),
         }
+        .with_inputs()
+    }
+
+    fn with_inputs(mut self) -> App {
+        self.inputs = !self.referee.offered_inputs().is_empty();
+        self.chessboard = self.referee.panel().chessboard;
+        self
+    }
+
+    /// A cell as the players name it: a square on a chessboard.
+    fn cell_name(&self, c: Cell) -> String {
+        match c.square() {
+            Some(sq) if self.chessboard => sq,
+            _ => c.to_string(),
+        }
+    }
+
+    /// Seeds the mock device's random draws.
+    pub fn with_seed(mut self, seed: u64) -> App {
+        self.rng = StdRng::seed_from_u64(seed);
+        self
     }
 
     /// Replays what a journal holds (a resumed game) without journaling it
@@ -147,7 +206,11 @@ impl App {
                 .iter()
                 .filter_map(|p| crate::table::Colour::from_name(p))
                 .collect();
-            *m = MockTable::new(t).with_colours(&colours);
+            *m = if m.is_chessboard() {
+                MockTable::chessboard(t)
+            } else {
+                MockTable::new(t).with_colours(&colours)
+            };
         }
     }
 
@@ -192,7 +255,12 @@ impl App {
         let mut acted = false;
         for e in &events {
             match &e.body {
-                EventBody::Action(a) if a.action != "pass" => {
+                // Only actions on the board move the highlight and end a
+                // check's banner: a draw (DoubleCross) leaves the last move
+                // and the check it gave in view while the next player acts.
+                EventBody::Action(a)
+                    if a.action != "pass" && (a.from.is_some() || a.to.is_some()) =>
+                {
                     if !acted {
                         acted = true;
                         self.last_action.clear();
@@ -319,6 +387,18 @@ impl App {
             self.quit = true;
             return;
         }
+        if let Some(c) = &mut self.chooser {
+            match c.on_key(key.code) {
+                ChooserOutcome::Open => {}
+                ChooserOutcome::Closed => self.chooser = None,
+                ChooserOutcome::Nothing(why) => self.hint = Some(why.into()),
+                ChooserOutcome::Draw(card) => {
+                    self.chooser = None;
+                    self.observe(Observation::Draw(card));
+                }
+            }
+            return;
+        }
         match key.code {
             KeyCode::Char('?') => self.help = true,
             KeyCode::Char('q') => {
@@ -338,6 +418,13 @@ impl App {
     }
 
     fn source_key(&mut self, key: KeyEvent) {
+        if let KeyCode::Char(c) = key.code
+            && self.inputs
+            && !matches!(self.source, Source::Script(_))
+            && self.input_key(c)
+        {
+            return;
+        }
         let next = self.referee.next_card();
         match &mut self.source {
             Source::Script(s) => {
@@ -362,6 +449,89 @@ impl App {
         }
     }
 
+    /// The keys of [`INPUT_HELP`]: a draw, a call. False if `c` is none of
+    /// them. A script brings its own draws and calls, so it has no such
+    /// keys.
+    fn input_key(&mut self, c: char) -> bool {
+        let offered = self.referee.offered_inputs();
+        let holding = matches!(&self.source, Source::Mock(m) if m.held().is_some());
+        match c {
+            // The draw would end the turn with the board in mid-move.
+            'n' | 'N' if holding => {
+                self.hint = Some("Put the piece in hand down first (space, or Esc)".into());
+            }
+            'n' if matches!(self.source, Source::Mock(_)) => {
+                let draws: Vec<&Observation> = offered
+                    .iter()
+                    .filter(|o| matches!(o, Observation::Draw(_)))
+                    .collect();
+                if draws.is_empty() {
+                    self.hint = Some(self.no_draw_why());
+                } else {
+                    // Each card the pile can give, alike: the game says
+                    // which cards are left, not how many of each.
+                    let i = self.rng.random_range(0..draws.len());
+                    let obs = draws[i].clone();
+                    self.observe(obs);
+                }
+            }
+            // A live board's pile is real: say which card came.
+            'n' | 'N' => match DrawChooser::new(&offered, self.drawer()) {
+                Some(ch) => self.chooser = Some(ch),
+                None => self.hint = Some(self.no_draw_why()),
+            },
+            '!' => self.call(
+                &offered,
+                "check",
+                "No turn yet: check is called after a move",
+            ),
+            'K' => self.call(
+                &offered,
+                "save-king",
+                "Save King is played only by its holder, when his King was just captured",
+            ),
+            'D' => self.call(
+                &offered,
+                "decline-save-king",
+                "No Save King to decline: no King of its holder was just captured",
+            ),
+            _ => return false,
+        }
+        true
+    }
+
+    fn call(&mut self, offered: &[Observation], call: &str, why_not: &str) {
+        match offered
+            .iter()
+            .find(|o| matches!(o, Observation::Call { call: c, .. } if c == call))
+        {
+            Some(obs) => self.observe(obs.clone()),
+            None => self.hint = Some(why_not.into()),
+        }
+    }
+
+    fn no_draw_why(&self) -> String {
+        if self.referee.is_over() {
+            "The game is over: no more draws".into()
+        } else {
+            "No draw now: the game waits for something else (see the panel)".into()
+        }
+    }
+
+    /// The player who would draw next: the one to act when a draw is due,
+    /// else the other (a draw ends the turn under way).
+    fn drawer(&self) -> Option<String> {
+        let panel = self.referee.panel();
+        let i = panel.players.iter().position(|p| p.to_move)?;
+        let acting = panel.cards.as_ref().is_some_and(|c| c.drawn.is_some());
+        let i = if acting {
+            (i + 1) % self.players.len().max(1)
+        } else {
+            i
+        };
+        self.players.get(i).cloned()
+    }
+
     /// Rings the terminal bell if something new deserves it.
     pub fn take_bell(&mut self) -> bool {
         std::mem::take(&mut self.bell) && !self.quiet
@@ -371,6 +541,9 @@ impl App {
         self.referee.open_flags()
     }
 }
+
+/// The mock's draws when no seed is given (tests).
+const DEFAULT_SEED: u64 = 0x0D0B_1EC5;
 
 fn title(name: &str) -> String {
     let mut c = name.chars();

@@ -1250,53 +1250,54 @@ impl crate::games::Game for DoubleCross {
                 }
             })
             .collect();
-        let mut notes = Vec::new();
+        let mut cards = crate::games::CardPanel {
+            pile: self.deck.pile_len(),
+            decks_used: self.deck.decks_used(),
+            ..Default::default()
+        };
         match self.phase {
-            Phase::Act { card } => notes.push(format!(
-                "Drawn: {} — {} to act",
-                card.title(),
-                PLAYERS[self.to_move]
-            )),
-            Phase::DrawAgain => notes.push(format!(
-                "{} holds Save King and draws again",
-                PLAYERS[self.to_move]
-            )),
-            Phase::SaveKing { holder } if self.over.is_none() => notes.push(format!(
-                "{} may play Save King (or decline it)",
-                PLAYERS[holder]
-            )),
-            _ if self.over.is_none() => notes.push(format!("{} to draw", PLAYERS[self.to_move])),
-            _ => {}
+            _ if self.over.is_some() => {}
+            Phase::Act { card } => {
+                cards.drawn = Some((card.title(), PLAYERS[self.to_move].into()));
+                if let DcCard::Piece(c) = card {
+                    cards.drawn_colour = Some(c.colour);
+                }
+            }
+            Phase::DrawAgain => {
+                cards.next_draw = Some(PLAYERS[self.to_move].into());
+                cards.draws_again = true;
+            }
+            Phase::SaveKing { holder } => {
+                cards.pending = Some(format!(
+                    "{} may play Save King (or decline it)",
+                    PLAYERS[holder]
+                ));
+            }
+            Phase::Draw => cards.next_draw = Some(PLAYERS[self.to_move].into()),
         }
-        notes.push(format!(
-            "Draw pile: {} cards; deck {} in use",
-            self.deck.pile_len(),
-            self.deck.decks_used()
-        ));
         let uncalled = self.uncalled_checks();
         if !uncalled.is_empty() {
-            notes.push(format!(
-                "Removal right: {} may remove {} before drawing",
+            cards.removal_right = Some(format!(
+                "{} may remove {} before drawing",
                 PLAYERS[self.to_move],
                 list_squares(uncalled.iter().map(|&(x, _)| x))
             ));
         }
-        if !self.removed.is_empty() {
-            let mut r: Vec<String> = self.removed.iter().map(|c| c.to_string()).collect();
-            r.sort();
-            notes.push(format!("Removed: {}", r.join(" ")));
-        }
+        cards.removed = self.removed.clone();
+        cards.removed.sort();
         Panel {
             chessboard: true,
+            cards: Some(cards),
             players,
-            notes,
+            notes: vec![],
             result: self.over.as_ref().map(|o| {
-                format!(
-                    "{} ({}) wins: {}",
-                    PLAYERS[o.winner],
-                    self.sides[o.winner].colour().name(),
-                    o.why
-                )
+                // The colour only when it is not the player's own name.
+                let side = self.sides[o.winner].colour().name();
+                if side == PLAYERS[o.winner] {
+                    format!("{} wins: {}", PLAYERS[o.winner], o.why)
+                } else {
+                    format!("{} (playing {side}) wins: {}", PLAYERS[o.winner], o.why)
+                }
             }),
         }
     }
@@ -1322,10 +1323,18 @@ impl crate::games::Game for DoubleCross {
                 })
                 .collect();
         }
+        // One draw per copy in the pile, so a random pick deals like a
+        // shuffled deck.
+        let mut deck = self.deck.clone();
+        if deck.pile_len() == 0 {
+            deck.reshuffle();
+        }
         let mut out: Vec<Observation> = self
             .drawable()
             .into_iter()
-            .map(|c| Observation::Draw(c.to_string()))
+            .flat_map(|c| {
+                std::iter::repeat_n(Observation::Draw(c.to_string()), deck.in_pile(c) as usize)
+            })
             .collect();
         if let Some(t) = &self.turn {
             out.push(Observation::Call {

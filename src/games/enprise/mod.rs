@@ -617,6 +617,7 @@ impl crate::games::Game for EnPrise {
                 Outcome::Draw => "Drawn: nobody can act".to_string(),
             }),
             chessboard: false,
+            cards: None,
         }
     }
 
