@@ -34,7 +34,11 @@ fn midgame() -> DoubleCross {
     let g = long_game();
     g.steps
         .iter()
-        .filter_map(|s| s.before.card_to_act().map(|c| (s.before.options(c).len(), s)))
+        .filter_map(|s| {
+            s.before
+                .card_to_act()
+                .map(|c| (s.before.options(c).len(), s))
+        })
         .max_by_key(|(n, _)| *n)
         .map(|(_, s)| s.before.clone())
         .expect("a long game")

@@ -130,7 +130,7 @@ fn missing_files_and_unknown_inputs_are_errors_not_panics() {
 
 #[test]
 fn games_not_yet_refereed_are_refused_clearly() {
-    let p = temp_script("tw.toml", "game = \"twelve\"\n");
+    let p = temp_script("en.toml", "game = \"enochian\"\n");
     let o = arbiter(&["replay", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not refereed yet"), "{}", stderr(&o));
@@ -151,7 +151,11 @@ fn a_doublecross_script_replays_with_squares_and_its_record_is_pgn() {
         .iter()
         .find(|l| l["event"] == "action" && l["action"] == "move")
         .expect("a move");
-    assert_eq!(moved["squares"].as_array().map(Vec::len), Some(2), "{moved}");
+    assert_eq!(
+        moved["squares"].as_array().map(Vec::len),
+        Some(2),
+        "{moved}"
+    );
     assert!(moved["san"].is_string(), "{moved}");
     let uncalled = lines
         .iter()
@@ -172,7 +176,13 @@ fn a_doublecross_script_replays_with_squares_and_its_record_is_pgn() {
     let journal = dir.join("dc.jsonl");
     let _ = std::fs::remove_file(&journal);
     let input = format!("script:{DC}");
-    let w = arbiter(&["watch", "--input", &input, "--journal", journal.to_str().unwrap()]);
+    let w = arbiter(&[
+        "watch",
+        "--input",
+        &input,
+        "--journal",
+        journal.to_str().unwrap(),
+    ]);
     assert!(w.status.success(), "{}", stderr(&w));
     let e = arbiter(&["export", journal.to_str().unwrap()]);
     assert!(e.status.success(), "{}", stderr(&e));
@@ -181,7 +191,11 @@ fn a_doublecross_script_replays_with_squares_and_its_record_is_pgn() {
     // En Prise keeps no PGN: said clearly.
     let o = arbiter(&["replay", SHARED, "--pgn"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no standard game record"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no standard game record"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -386,7 +386,10 @@ fn illegal(g: &DoubleCross, card: DcCard, start: &Board, observed: &Board) -> Fl
     // A piece taken off the board with nothing else changed: a removal,
     // which the rules allow only after an uncalled check (DC-6.7).
     if let ([], [sq]) = (&appeared[..], &vanished[..])
-        && !matches!(card, DcCard::Joust(Joust::RemoveAnyPawn | Joust::DoubleCross))
+        && !matches!(
+            card,
+            DcCard::Joust(Joust::RemoveAnyPawn | Joust::DoubleCross)
+        )
     {
         let sq = *sq;
         let (side, piece) = start[sq as usize].expect("a piece vanished from there");
@@ -410,7 +413,8 @@ fn illegal(g: &DoubleCross, card: DcCard, start: &Board, observed: &Board) -> Fl
             None if own && piece == Piece::King => (
                 DoubleCross::player_name(g.to_move),
                 "DC-4.6",
-                "A King leaves the board only by capture or an uncalled check's removal".to_string(),
+                "A King leaves the board only by capture or an uncalled check's removal"
+                    .to_string(),
             ),
             None => (
                 DoubleCross::player_name(g.to_move),
@@ -604,9 +608,7 @@ fn castle_attempt(
                 && observed[rf as usize].is_none()
                 && differing(observed, start).len() == 4;
             if looks {
-                let why = if g.pos.castling == 0
-                    || !super::castle_right(&g.pos, side, k_to == 6)
-                {
+                let why = if g.pos.castling == 0 || !super::castle_right(&g.pos, side, k_to == 6) {
                     "the King or that Rook has moved, so the right is gone"
                 } else {
                     "the squares between King and Rook must be empty"
