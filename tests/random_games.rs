@@ -43,6 +43,73 @@ fn players_for(seed: u64) -> usize {
     2 + (seed % 3) as usize
 }
 
+/// Two readings no table can tell apart, written one way: right after X
+/// summons his king, "Y passes, then X places a pawn face-down at c" leaves
+/// the same table and the same game as "X adds his escape square at c"
+/// (the next Battleplan card face-down either way). The referee reads the
+/// escape square, as the README says; the generator may have played the
+/// other.
+fn normalise(events: Vec<EventBody>) -> Vec<EventBody> {
+    let mut out: Vec<EventBody> = Vec::with_capacity(events.len());
+    let mut i = 0;
+    while i < events.len() {
+        if let (
+            Some(EventBody::Action(summon)),
+            EventBody::Action(pass),
+            Some(EventBody::Action(down)),
+        ) = (out.last(), &events[i], events.get(i + 1))
+            && summon.action == "summon_king"
+            && pass.action == "pass"
+            && down.action == "place_vacant"
+            && down.player == summon.player
+        {
+            let mut escape = down.clone();
+            escape.action = "escape_square".into();
+            out.push(EventBody::Action(escape));
+            i += 2;
+            continue;
+        }
+        out.push(events[i].clone());
+        i += 1;
+    }
+    out
+}
+
+fn check_legal_replay(seed: u64) -> Result<(), String> {
+    let game = random_game(seed, players_for(seed), 200);
+    let text = game.to_script();
+    let script = Script::parse("random.toml", &text).expect("a generated script loads");
+    let events = replay(&script).expect("a generated script starts");
+    if !flags(&events).is_empty() {
+        return Err(format!("seed {seed}: {:?}\n{text}", flags(&events)));
+    }
+    let want = normalise(game.turns.iter().flat_map(|t| t.events.clone()).collect());
+    let got = normalise(events.iter().skip(1).map(|e| e.body.clone()).collect());
+    if got != want {
+        let at = got.iter().zip(&want).take_while(|(g, w)| g == w).count();
+        return Err(format!(
+            "seed {seed}: event {at} differs: got {:?}, want {:?}",
+            got.get(at),
+            want.get(at)
+        ));
+    }
+    Ok(())
+}
+
+/// Seeds the property found; kept so they stay fixed.
+const LEGAL_FOUND: [u64; 1] = [
+    // Black passed right after White's summon; White's face-down pawn reads
+    // as White's escape square.
+    12553497139297686990,
+];
+
+#[test]
+fn legal_game_regressions() {
+    for seed in LEGAL_FOUND {
+        check_legal_replay(seed).unwrap();
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -50,14 +117,8 @@ proptest! {
     /// same actions at the same cells, and the same checks and ending.
     #[test]
     fn legal_games_replay_with_zero_flags(seed in any::<u64>()) {
-        let game = random_game(seed, players_for(seed), 200);
-        let text = game.to_script();
-        let script = Script::parse("random.toml", &text).expect("a generated script loads");
-        let events = replay(&script).expect("a generated script starts");
-        prop_assert!(flags(&events).is_empty(), "seed {seed}: {:?}\n{text}", flags(&events));
-        let want: Vec<EventBody> = game.turns.iter().flat_map(|t| t.events.clone()).collect();
-        let got: Vec<EventBody> = events.iter().skip(1).map(|e| e.body.clone()).collect();
-        prop_assert_eq!(got, want, "seed {}", seed);
+        let r = check_legal_replay(seed);
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }
 
     /// The same game with every observation shifted by a random offset (the
