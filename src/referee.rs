@@ -412,8 +412,12 @@ fn candidate_offsets<G: Game>(game: &G, expected: &Table, observed: &Table) -> V
     if b.is_empty() || o.is_empty() {
         return out;
     }
-    out.extend(o.iter().take(3).map(|(c, _)| b[0].0.minus(*c)));
-    out.extend(b.iter().take(3).map(|(c, _)| c.minus(o[0].0)));
+    // Any of the first three cards of one table onto any of the first
+    // three of the other: the first card may be the one that moved (small
+    // boards, such as Twelve's, often start with it).
+    for (bc, _) in b.iter().take(3) {
+        out.extend(o.iter().take(3).map(|(oc, _)| bc.minus(*oc)));
+    }
     out.sort();
     out.dedup();
     let best = out

@@ -4,6 +4,7 @@
 use crate::event::Event;
 use crate::games::doublecross::DoubleCross;
 use crate::games::enprise::EnPrise;
+use crate::games::twelve::Twelve;
 use crate::referee::{AnyReferee, Referee};
 use crate::script::{GameKind, Script, ScriptError};
 
@@ -12,10 +13,11 @@ pub fn referee_for(script: &Script) -> Result<Box<dyn AnyReferee>, ScriptError> 
     match script.game {
         GameKind::EnPrise => Ok(Box::new(Referee::new(EnPrise::from_script(script)?))),
         GameKind::DoubleCross => Ok(Box::new(Referee::new(DoubleCross::from_script(script)?))),
+        GameKind::Twelve => Ok(Box::new(Referee::new(Twelve::from_script(script)?))),
         other => Err(script.error(
             1,
             format!(
-                "{} is not refereed yet: this build referees enprise and doublecross",
+                "{} is not refereed yet: this build referees enprise, doublecross and twelve",
                 other.name()
             ),
         )),

@@ -150,9 +150,11 @@ fn compare(
         .collect();
     let (got, offset, report) = through_the_mat(&script, t, wire, seed);
     // A game from an empty table takes the mat's frame (the script's moved
-    // by the offset): move its cells back. A game from a `[start]` keeps the
-    // start's frame, and the referee aligns the mat onto it.
-    let back = if script.start.is_some() {
+    // by the offset): move its cells back. A game from a `[start]`, or one
+    // with a fixed start position (Twelve's Kings), keeps the start's frame,
+    // and the referee aligns the mat onto it.
+    let fixed_start = script.start.is_some() || script.game == arbiter::script::GameKind::Twelve;
+    let back = if fixed_start {
         Cell::default()
     } else {
         Cell::new(-offset.col, -offset.row)

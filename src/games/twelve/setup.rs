@@ -1,0 +1,311 @@
+//! Building a Twelve game from a table script: the options of the spec and
+//! an optional `[start]` position with its state keys:
+//!
+//! ```toml
+//! game = "twelve"
+//! options = { area = "anchored", surround = 8, side_rule_on_moves = true,
+//!             double_surround = "mover_loses" }
+//!
+//! [start]
+//! to_move = "black"                   # default white
+//! table = """..."""                   # both Kings, any other pieces
+//! state = { queen_out = ["white"],    # Queens out of the game (TW-8.1)
+//!           exchanged = ["black"],    # exchanges spent (TW-7.2)
+//!           supply = { white = "R B", black = "Q N P" },
+//!           anchored = { columns = [0, 3], rows = [-1, 2] } }
+//! ```
+//!
+//! Every key is optional. A piece absent from the table is in its owner's
+//! supply (or out of the game, for a Queen in `queen_out`); `supply`, when
+//! given for a colour, must say exactly that. `anchored` (only under
+//! `area = "anchored"`) fixes four columns or rows; without it a start box
+//! already 4 wide (high) fixes its own columns (rows).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::{Area, Options, Phase, Pos, SIDES, Spot, Twelve, side_of, title};
+use crate::script::{Script, ScriptError};
+use crate::table::{Cell, Colour, Piece, Token};
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct StartState {
+    supply: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    queen_out: Vec<String>,
+    #[serde(default)]
+    exchanged: Vec<String>,
+    anchored: Option<Anchored>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Anchored {
+    columns: Option<[i32; 2]>,
+    rows: Option<[i32; 2]>,
+}
+
+fn side_named(name: &str) -> Option<usize> {
+    Colour::from_name(name).and_then(side_of)
+}
+
+impl Twelve {
+    pub fn from_script(script: &Script) -> Result<Twelve, ScriptError> {
+        if let Some(p) = &script.players
+            && p.value != SIDES
+        {
+            return Err(script.error(
+                p.line,
+                "Twelve is played by white and black, White first: players = [\"white\", \"black\"]",
+            ));
+        }
+        if let Some((_, bp)) = script.battleplan.iter().next() {
+            return Err(script.error(bp.line, "[battleplan] belongs to En Prise, not Twelve"));
+        }
+        let opts: Options =
+            script
+                .options
+                .value
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    script.error(script.options.line, format!("options: {}", e.message()))
+                })?;
+        let Some(start) = &script.start else {
+            return Ok(Twelve::new(opts));
+        };
+        let err = |m: String| script.error(start.line, format!("[start]: {m}"));
+        let state_err = |m: String| script.error(start.state.line, format!("[start] state: {m}"));
+        let state: StartState = start
+            .state
+            .value
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| state_err(e.message().to_string()))?;
+
+        let mut pos = Pos::default();
+        for (cell, token) in start.table.iter() {
+            let card = match token {
+                Token::Up(card) => card,
+                Token::Down => return Err(err(format!("## at {cell}: Twelve cards lie face up"))),
+                Token::Unreadable => {
+                    return Err(err(format!("?? at {cell}: a start position is known")));
+                }
+            };
+            let side = side_of(card.colour).ok_or_else(|| {
+                err(format!(
+                    "{card} at {cell}: Twelve pieces are white or black"
+                ))
+            })?;
+            if let Some(c) = pos.cell_of(side, card.piece) {
+                return Err(err(format!(
+                    "two cards of the {}, at {c} and {cell}: each colour has one of each piece (TW-1.1)",
+                    title(card)
+                )));
+            }
+            pos.set(side, card.piece, Spot::At(cell));
+        }
+        for (s, colour) in SIDES.iter().enumerate() {
+            if pos.cell_of(s, Piece::King).is_none() {
+                return Err(err(format!(
+                    "the {} King is always in play (TW-1.1)",
+                    colour.title()
+                )));
+            }
+        }
+        if let Some((lo, hi)) = pos.bbox() {
+            let (w, h) = (hi.col - lo.col + 1, hi.row - lo.row + 1);
+            if w > 4 || h > 4 {
+                return Err(err(format!(
+                    "the pieces span {w} columns and {h} rows; the area is at most 4x4 (TW-1.5)"
+                )));
+            }
+        }
+        for name in &state.queen_out {
+            let s = side_named(name)
+                .ok_or_else(|| state_err(format!("queen_out names {name:?}: white or black")))?;
+            if let Some(c) = pos.cell_of(s, Piece::Queen) {
+                return Err(state_err(format!(
+                    "queen_out: the {} Queen is on the table at {c}",
+                    SIDES[s].title()
+                )));
+            }
+            pos.set(s, Piece::Queen, Spot::Out);
+        }
+        let mut exchanged = [false; 2];
+        for name in &state.exchanged {
+            let s = side_named(name)
+                .ok_or_else(|| state_err(format!("exchanged names {name:?}: white or black")))?;
+            exchanged[s] = true;
+        }
+        if let Some(supply) = &state.supply {
+            for (name, text) in supply {
+                let s = side_named(name)
+                    .ok_or_else(|| state_err(format!("supply names {name:?}: white or black")))?;
+                let listed = parse_pieces(text, SIDES[s])
+                    .map_err(|m| state_err(format!("supply of {name}: {m}")))?;
+                let actual = pos.supply(s);
+                for p in &listed {
+                    if !actual.contains(p) {
+                        let at = match pos.spot(s, *p) {
+                            Spot::At(c) => format!("is on the table at {c}"),
+                            _ => "is out of the game (queen_out)".to_string(),
+                        };
+                        return Err(state_err(format!(
+                            "supply of {name} lists the {} {}, which {at}",
+                            SIDES[s].title(),
+                            p.name()
+                        )));
+                    }
+                }
+                if let Some(p) = actual.iter().find(|p| !listed.contains(p)) {
+                    return Err(state_err(format!(
+                        "supply of {name} leaves out the {}, which is on no cell of the table",
+                        p.name()
+                    )));
+                }
+            }
+        }
+
+        let mut game = Twelve::oriented(opts, Cell::new(0, 1));
+        game.pos = pos;
+        game.exchanged = exchanged;
+        game.phase = Phase::Turn;
+        if let Some(c) = start.to_move {
+            game.to_move =
+                side_of(c).ok_or_else(|| err(format!("to_move is {c}: white or black")))?;
+        }
+        if let Some(a) = &state.anchored {
+            if opts.area != Area::Anchored {
+                return Err(state_err(
+                    "anchored needs options = { area = \"anchored\" }".into(),
+                ));
+            }
+            for (axis, range) in [(0, a.columns), (1, a.rows)] {
+                let Some([lo, hi]) = range else {
+                    continue;
+                };
+                let what = ["columns", "rows"][axis];
+                if hi - lo != 3 {
+                    return Err(state_err(format!(
+                        "anchored {what} [{lo}, {hi}]: four of them, such as [{lo}, {}]",
+                        lo + 3
+                    )));
+                }
+                let (blo, bhi) = game
+                    .area_limits(axis)
+                    .map(|(used, _)| used)
+                    .unwrap_or((lo, lo));
+                if blo < lo || bhi > hi {
+                    return Err(state_err(format!(
+                        "anchored {what} [{lo}, {hi}] leave out pieces on {what} {blo}..{bhi}"
+                    )));
+                }
+                game.anchor[axis] = Some(lo);
+            }
+        }
+        if opts.area == Area::Anchored
+            && let Some((lo, hi)) = game.pos.bbox()
+        {
+            if game.anchor[0].is_none() && hi.col - lo.col == 3 {
+                game.anchor[0] = Some(lo.col);
+            }
+            if game.anchor[1].is_none() && hi.row - lo.row == 3 {
+                game.anchor[1] = Some(lo.row);
+            }
+        }
+        for (s, colour) in SIDES.iter().enumerate() {
+            let king = game.pos.cell_of(s, Piece::King).expect("checked above");
+            if game.surrounded(&game.pos, king) {
+                return Err(err(format!(
+                    "the {} King at {king} is surrounded: the game would be over (TW-9.1)",
+                    colour.title()
+                )));
+            }
+            if let Some(q) = game.pos.cell_of(s, Piece::Queen)
+                && game.surrounded(&game.pos, q)
+            {
+                return Err(err(format!(
+                    "the {} Queen at {q} is surrounded, so it is out of the game (TW-8.1): take it off and list it in state.queen_out",
+                    colour.title()
+                )));
+            }
+        }
+        if !game.has_legal_action() {
+            return Err(err(format!(
+                "{} has no legal action (TW-3.2): a pass comes at the end of a turn, so start with the other player to move",
+                SIDES[game.to_move].title()
+            )));
+        }
+        Ok(game)
+    }
+}
+
+/// Pieces written as letters ("Q R B") or tokens of one colour ("wQ wR").
+fn parse_pieces(text: &str, colour: Colour) -> Result<Vec<Piece>, String> {
+    let mut out = Vec::new();
+    for tok in text.split_whitespace() {
+        let letter = match tok.chars().collect::<Vec<_>>()[..] {
+            [p] => p,
+            [c, p] if Colour::from_letter(c) == Some(colour) => p,
+            _ => {
+                return Err(format!(
+                    "bad piece {tok:?}: write the letters Q R B N P, such as \"Q R B\""
+                ));
+            }
+        };
+        match Piece::from_letter(letter) {
+            Some(Piece::King) => return Err("the King is always in play, never in a supply".into()),
+            Some(p) if out.contains(&p) => {
+                return Err(format!("the {} is listed twice", p.name()));
+            }
+            Some(p) => out.push(p),
+            None => return Err(format!("bad piece {tok:?}: pieces are Q R B N P")),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn script(text: &str) -> Result<Twelve, ScriptError> {
+        let s = Script::parse("t.toml", &format!("game = \"twelve\"\n{text}")).unwrap();
+        Twelve::from_script(&s)
+    }
+
+    #[test]
+    fn options_and_start_state_are_read_and_checked() {
+        let g = script("options = { area = \"anchored\", surround = 8 }\n").unwrap();
+        assert_eq!(g.opts.area, Area::Anchored);
+        assert_eq!(g.opts.surround, super::super::Surround::Eight);
+        assert!(g.fresh);
+        let e = script("options = { surround = 6 }\n").unwrap_err();
+        assert!(e.message.contains("surround is 4"), "{e}");
+        assert_eq!(e.line, 2);
+        let e = script("options = { colour = 1 }\n").unwrap_err();
+        assert!(e.message.contains("colour"), "{e}");
+
+        let g = script(
+            "[start]\nto_move = \"black\"\ntable = \"\"\"\nwK wR\nbK ..\n\"\"\"\nstate = { queen_out = [\"white\"], exchanged = [\"black\"], supply = { white = \"B N P\" } }\n",
+        )
+        .unwrap();
+        assert_eq!(g.to_move, 1);
+        assert_eq!(g.pos.spot(0, Piece::Queen), Spot::Out);
+        assert_eq!(g.pos.cell_of(0, Piece::Rook), Some(Cell::new(1, 0)));
+        assert!(g.exchanged[1] && !g.exchanged[0]);
+        let e =
+            script("[start]\ntable = \"wK wR\\nbK ..\"\nstate = { supply = { white = \"R\" } }\n")
+                .unwrap_err();
+        assert!(e.message.contains("on the table"), "{e}");
+        let e = script("[start]\ntable = \"wK wK\\nbK ..\"\n").unwrap_err();
+        assert!(e.message.contains("two cards"), "{e}");
+        let e = script("[start]\ntable = \"wK\"\n").unwrap_err();
+        assert!(e.message.contains("Black King"), "{e}");
+        let e = script("[start]\ntable = \"wK bK\"\nstate = { ready = 1 }\n").unwrap_err();
+        assert!(e.message.contains("ready"), "{e}");
+    }
+}
