@@ -114,6 +114,9 @@ pub struct Panel {
     /// Games driven by drawn cards (DoubleCross): the card in hand, the
     /// pile, and what the view puts beside them.
     pub cards: Option<CardPanel>,
+    /// Boardless games with an area limit (Twelve's 4x4): the corners of
+    /// the cells pieces may still reach; the view frames them.
+    pub limit: Option<(Cell, Cell)>,
 }
 
 /// The card side of a game played with a drawn deck, as plain data.

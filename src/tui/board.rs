@@ -18,6 +18,9 @@ pub struct BoardView<'a> {
     pub attackers: &'a [Cell],
     pub cursor: Option<Cell>,
     pub marked: Option<Cell>,
+    /// Cells pieces may still reach (Twelve's area limit), framed; empty
+    /// cells outside it get no dots.
+    pub limit: Option<(Cell, Cell)>,
 }
 
 /// Card sizes tried, largest first: (width, height) in terminal cells.
@@ -41,6 +44,9 @@ impl Widget for BoardView<'_> {
                 .chain(self.last_action)
                 .chain(self.cursor.iter()),
         );
+        if let Some((a, b)) = self.limit {
+            cells.extend([a, b]);
+        }
         let (lo, hi) = match bounds(&cells) {
             // One empty cell of margin all round: where new cards may go.
             Some((lo, hi)) => (lo.offset(-1, -1), hi.offset(1, 1)),
@@ -89,6 +95,31 @@ impl Widget for BoardView<'_> {
                 self.draw_cell(cell, rect, buf);
             }
         }
+        if let Some((a, b)) = self.limit {
+            // Drawn in the blank cells just outside the area (a card frame
+            // leaves its last column free, so the right edge fits inside).
+            let left = x0 + ((a.col - lo.col) as u16) * w - 1;
+            let right = x0 + ((b.col - lo.col + 1) as u16) * w - 1;
+            let top = y0 + ((a.row - lo.row) as u16) * h - 1;
+            let bottom = y0 + ((b.row - lo.row + 1) as u16) * h;
+            let style = Style::new().fg(Color::Yellow);
+            for x in left + 1..right {
+                buf.set_stringn(x, top, "┄", 1, style);
+                buf.set_stringn(x, bottom, "┄", 1, style);
+            }
+            for y in top + 1..bottom {
+                buf.set_stringn(left, y, "┆", 1, style);
+                buf.set_stringn(right, y, "┆", 1, style);
+            }
+            for (x, y, c) in [
+                (left, top, "┌"),
+                (right, top, "┐"),
+                (left, bottom, "└"),
+                (right, bottom, "┘"),
+            ] {
+                buf.set_stringn(x, y, c, 1, style);
+            }
+        }
     }
 }
 
@@ -109,8 +140,11 @@ impl BoardView<'_> {
                     .any(|dc| (dc, dr) != (0, 0) && self.table.get(cell.offset(dc, dr)).is_some())
             })
         };
+        let inside = self.limit.is_none_or(|(a, b)| {
+            (a.col..=b.col).contains(&cell.col) && (a.row..=b.row).contains(&cell.row)
+        });
         let (text, mut style) = match token {
-            None if touching() || self.table.is_empty() => {
+            None if inside && (touching() || self.table.is_empty()) => {
                 ("··".to_string(), Style::new().fg(Color::DarkGray))
             }
             None => ("  ".to_string(), Style::new()),

@@ -156,6 +156,7 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             attackers: &attackers,
             cursor,
             marked,
+            limit: app.referee.panel().limit,
         },
         inner,
     );

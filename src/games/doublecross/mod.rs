@@ -1288,6 +1288,7 @@ impl crate::games::Game for DoubleCross {
         Panel {
             chessboard: true,
             cards: Some(cards),
+            limit: None,
             players,
             notes: vec![],
             result: self.over.as_ref().map(|o| {

@@ -618,6 +618,7 @@ impl crate::games::Game for EnPrise {
             }),
             chessboard: false,
             cards: None,
+            limit: None,
         }
     }
 

@@ -673,7 +673,7 @@ impl crate::games::Game for Twelve {
             })
             .collect();
         let mut notes = Vec::new();
-        for (axis, name) in [(0, "columns"), (1, "rows")] {
+        for axis in [0, 1] {
             let Some(((lo, hi), (a, b))) = self.area_limits(axis) else {
                 continue;
             };
@@ -682,11 +682,19 @@ impl crate::games::Game for Twelve {
             } else {
                 ""
             };
+            // Short enough for the view's side panel.
             notes.push(format!(
-                "Area: {name} {lo}..{hi} used ({} of 4); pieces may reach {name} {a}..{b}{fixed}",
+                "{} {lo}..{hi} ({}/4) · reach {a}..{b}{fixed}",
+                if axis == 0 { "Columns" } else { "Rows" },
                 hi - lo + 1
             ));
         }
+        let limit = match (self.area_limits(0), self.area_limits(1)) {
+            (Some((_, (c0, c1))), Some((_, (r0, r1)))) => {
+                Some((Cell::new(c0, r0), Cell::new(c1, r1)))
+            }
+            _ => None,
+        };
         if self.opts != Options::default() {
             notes.push(format!("Options: {}", self.opts.to_toml()));
         }
@@ -696,6 +704,7 @@ impl crate::games::Game for Twelve {
             result: self.result_text(),
             chessboard: false,
             cards: None,
+            limit,
         }
     }
 
@@ -729,8 +738,8 @@ mod tests {
         assert_eq!(
             p.notes,
             [
-                "Area: columns 0..0 used (1 of 4); pieces may reach columns -3..3",
-                "Area: rows 0..1 used (2 of 4); pieces may reach rows -2..3",
+                "Columns 0..0 (1/4) · reach -3..3",
+                "Rows 0..1 (2/4) · reach -2..3",
             ]
         );
         assert_eq!(g.next_card(), Some(Card::new(Colour::White, Piece::Queen)));
@@ -772,6 +781,6 @@ mod tests {
         });
         g.anchor[0] = Some(-1);
         assert_eq!(g.area_limits(0), Some(((0, 0), (-1, 2))));
-        assert!(g.panel().notes[0].ends_with("columns -1..2 (anchored)"));
+        assert!(g.panel().notes[0].ends_with("reach -1..2 (anchored)"));
     }
 }
