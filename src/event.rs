@@ -268,6 +268,20 @@ impl fmt::Display for Event {
                         a.promotion.map(|c| c.to_string()).unwrap_or_default()
                     ),
                     "remove" => write!(f, "{p} removes {card} from {}", at(a.from)),
+                    "remove_queen" => write!(
+                        f,
+                        "{p} takes {card} off at {} (out of the game)",
+                        at(a.from)
+                    ),
+                    "rook_swap" => write!(
+                        f,
+                        "{p} exchanges Rook and King {} <-> {}",
+                        at(a.from),
+                        at(a.to)
+                    ),
+                    "return_to_supply" => {
+                        write!(f, "{p} sends {card} at {} back to its supply", at(a.from))
+                    }
                     "joust" => {
                         write!(f, "{p} plays joust:{joust}")?;
                         if a.card.is_some() {
