@@ -221,6 +221,10 @@ pub struct MockTable {
     /// Chessboard mode: the pieces taken off the board, the last one last,
     /// as players keep them beside the board to put back.
     off: Vec<Card>,
+    /// Cards the mover holds (a Battleplan's rest, a Twelve supply):
+    /// [`MockKey::CycleCard`] offers them first, then any other card, so a
+    /// wrong card can still be tried.
+    preferred: Vec<Card>,
 }
 
 /// The squares of a chessboard: columns and rows 0..8 (rank 8 on row 0).
@@ -256,6 +260,7 @@ impl MockTable {
             colours: Colour::ALL.to_vec(),
             chess: false,
             off: Vec::new(),
+            preferred: Vec::new(),
         }
     }
 
@@ -285,6 +290,11 @@ impl MockTable {
 
     /// Limits the cards [`MockKey::CycleCard`] offers to these colours (the
     /// game's players, in turn order). Without it, all five colours.
+    /// The cards the mover holds, offered first when choosing a card.
+    pub fn set_preferred(&mut self, cards: Vec<Card>) {
+        self.preferred = cards;
+    }
+
     pub fn with_colours(mut self, colours: &[Colour]) -> MockTable {
         self.colours = colours.to_vec();
         self
@@ -582,11 +592,17 @@ impl MockTable {
                 .collect(),
             None => std::iter::once(mover).chain(self.colours.clone()).collect(),
         };
-        let cards: Vec<Card> = colours
-            .into_iter()
-            .flat_map(|c| Piece::ALL.map(|p| Card::new(c, p)))
-            .filter(|&c| Some(c) != next)
-            .collect();
+        let mut cards: Vec<Card> = Vec::new();
+        for c in self
+            .preferred
+            .iter()
+            .copied()
+            .chain(colours.into_iter().flat_map(|c| Piece::ALL.map(|p| Card::new(c, p))))
+        {
+            if Some(c) != next && !cards.contains(&c) {
+                cards.push(c);
+            }
+        }
         match self.chosen.and_then(|c| cards.iter().position(|&k| k == c)) {
             Some(i) => cards.get(i + 1).copied(),
             None => cards.first().copied(),
@@ -1026,6 +1042,22 @@ mod tests {
         m.handle(Right, None);
         m.handle(PlaceDown, Some(BN));
         assert_eq!(m.handle(Flip, None), obs("wN ## ..\n.. bQ bN"));
+    }
+
+    #[test]
+    fn cycle_card_offers_the_cards_the_mover_holds_first() {
+        let wq = Card::new(Colour::White, Piece::Queen);
+        let wr = Card::new(Colour::White, Piece::Rook);
+        let wb = Card::new(Colour::White, Piece::Bishop);
+        let mut m = MockTable::new(&Table::new()).with_colours(&[Colour::White, Colour::Black]);
+        m.set_preferred(vec![wq, wr, wb]);
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            m.handle(CycleCard, Some(wq));
+            seen.push(m.card_to_place(Some(wq)).unwrap());
+        }
+        // The next card itself is not offered again; then any other card.
+        assert_eq!(seen, [wr, wb, Card::new(Colour::White, Piece::King)]);
     }
 
     #[test]

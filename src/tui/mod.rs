@@ -439,6 +439,10 @@ impl App {
             Source::Live(_) => {}
             Source::Mock(m) => {
                 let Some(k) = mock_key(key) else { return };
+                let panel = self.referee.panel();
+                if let Some(p) = panel.players.iter().find(|p| p.to_move) {
+                    m.set_preferred(p.plan.clone());
+                }
                 match m.handle(k, next) {
                     MockOutcome::Table(obs) => self.observe(obs),
                     MockOutcome::Busy => self.observe(Observation::Busy),
