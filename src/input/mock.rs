@@ -593,12 +593,11 @@ impl MockTable {
             None => std::iter::once(mover).chain(self.colours.clone()).collect(),
         };
         let mut cards: Vec<Card> = Vec::new();
-        for c in self
-            .preferred
-            .iter()
-            .copied()
-            .chain(colours.into_iter().flat_map(|c| Piece::ALL.map(|p| Card::new(c, p))))
-        {
+        for c in self.preferred.iter().copied().chain(
+            colours
+                .into_iter()
+                .flat_map(|c| Piece::ALL.map(|p| Card::new(c, p))),
+        ) {
             if Some(c) != next && !cards.contains(&c) {
                 cards.push(c);
             }
