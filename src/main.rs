@@ -260,7 +260,7 @@ const REGISTRY: &str = "calibration/deck.toml";
 
 #[derive(clap::Args)]
 struct PlayArgs {
-    /// The game: enprise (the default) or doublecross. A script input or
+    /// The game: enprise (the default), doublecross or twelve. A script input or
     /// a --setup file names its own game.
     #[arg(long)]
     game: Option<String>,
