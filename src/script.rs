@@ -101,6 +101,36 @@ impl Script {
         }
     }
 
+    /// The `options` table as a game's typed options (`deny_unknown_fields`
+    /// there makes a typo an error naming the line).
+    pub fn options_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScriptError> {
+        self.options
+            .value
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| {
+                self.error(self.options.line, format!("options: {}", e.message()))
+            })
+    }
+
+    /// For the two-player games of White against Black: `players`, if
+    /// given, must be exactly that (`wrong_players` says so), and there
+    /// are no Battleplans.
+    pub fn white_against_black(&self, game: &str, wrong_players: &str) -> Result<(), ScriptError> {
+        if let Some(p) = &self.players
+            && p.value != [Colour::White, Colour::Black]
+        {
+            return Err(self.error(p.line, wrong_players));
+        }
+        if let Some((_, bp)) = self.battleplan.iter().next() {
+            return Err(self.error(
+                bp.line,
+                format!("[battleplan] belongs to En Prise, not {game}"),
+            ));
+        }
+        Ok(())
+    }
+
     pub fn load(path: &Path) -> Result<Script, ScriptError> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ScriptError {

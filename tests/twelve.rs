@@ -13,6 +13,7 @@
 //! - Random tables never panic the judge.
 
 use arbiter::event::{Event, EventBody, FlagKind, How};
+use arbiter::games::board::{DIRECTIONS, KNIGHT_LEAPS};
 use arbiter::games::twelve::random::{RandomGame, random_game, random_options};
 use arbiter::games::twelve::{Action, Options, Phase, SIDES, Spot, Twelve};
 use arbiter::games::{Game, Verdict};
@@ -463,27 +464,9 @@ fn a_move_that_splits_its_colour_is_illegal() {
         let inside = box_cells(state);
         for (piece, from) in pos.side_in_play(side) {
             let steps: Vec<(i32, i32)> = match piece {
-                Piece::King => vec![
-                    (1, 0),
-                    (-1, 0),
-                    (0, 1),
-                    (0, -1),
-                    (1, 1),
-                    (1, -1),
-                    (-1, 1),
-                    (-1, -1),
-                ],
-                Piece::Knight => vec![
-                    (1, 2),
-                    (2, 1),
-                    (2, -1),
-                    (1, -2),
-                    (-1, -2),
-                    (-2, -1),
-                    (-2, 1),
-                    (-1, 2),
-                ],
-                Piece::Pawn => vec![(1, 0), (-1, 0), (0, 1), (0, -1)],
+                Piece::King => DIRECTIONS.to_vec(),
+                Piece::Knight => KNIGHT_LEAPS.to_vec(),
+                Piece::Pawn => DIRECTIONS[..4].to_vec(),
                 _ => continue,
             };
             for (dc, dr) in steps {

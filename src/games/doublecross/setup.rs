@@ -21,7 +21,7 @@ use super::chess::{Position, Side, parse_square, square_of};
 use super::deck::{DcCard, JoustMode, standard_counts};
 use super::{DoubleCross, Options, card_of, clear_lost_rights};
 use crate::script::{Script, ScriptError};
-use crate::table::{Card, Colour, Piece, Token};
+use crate::table::{Card, Piece, Token};
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -52,26 +52,11 @@ struct StartState {
 
 impl DoubleCross {
     pub fn from_script(script: &Script) -> Result<DoubleCross, ScriptError> {
-        if let Some(p) = &script.players
-            && p.value != [Colour::White, Colour::Black]
-        {
-            return Err(script.error(
-                p.line,
-                "DoubleCross is played by white and black: players = [\"white\", \"black\"]",
-            ));
-        }
-        if let Some((_, bp)) = script.battleplan.iter().next() {
-            return Err(script.error(bp.line, "[battleplan] belongs to En Prise, not DoubleCross"));
-        }
-        let raw: RawOptions =
-            script
-                .options
-                .value
-                .clone()
-                .try_into()
-                .map_err(|e: toml::de::Error| {
-                    script.error(script.options.line, format!("options: {}", e.message()))
-                })?;
+        script.white_against_black(
+            "DoubleCross",
+            "DoubleCross is played by white and black: players = [\"white\", \"black\"]",
+        )?;
+        let raw: RawOptions = script.options_as()?;
         let opts =
             options(raw).map_err(|m| script.error(script.options.line, format!("options: {m}")))?;
         let mut game = DoubleCross::new(opts);
@@ -251,6 +236,7 @@ fn missing_pieces(pos: &Position) -> Vec<Card> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::Colour;
 
     fn script(text: &str) -> Result<DoubleCross, ScriptError> {
         let s = Script::parse("t.toml", &format!("game = \"doublecross\"\n{text}")).unwrap();

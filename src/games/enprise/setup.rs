@@ -123,15 +123,7 @@ impl EnPrise {
                 format!("[battleplan] names {c}, who is not playing"),
             ));
         }
-        let opts: Options =
-            script
-                .options
-                .value
-                .clone()
-                .try_into()
-                .map_err(|e: toml::de::Error| {
-                    script.error(script.options.line, format!("options: {}", e.message()))
-                })?;
+        let opts: Options = script.options_as()?;
 
         let mut game = EnPrise::new(&players, plans, opts);
         if let Some(start) = &script.start {

@@ -53,26 +53,11 @@ fn side_named(name: &str) -> Option<usize> {
 
 impl Twelve {
     pub fn from_script(script: &Script) -> Result<Twelve, ScriptError> {
-        if let Some(p) = &script.players
-            && p.value != SIDES
-        {
-            return Err(script.error(
-                p.line,
-                "Twelve is played by white and black, White first: players = [\"white\", \"black\"]",
-            ));
-        }
-        if let Some((_, bp)) = script.battleplan.iter().next() {
-            return Err(script.error(bp.line, "[battleplan] belongs to En Prise, not Twelve"));
-        }
-        let opts: Options =
-            script
-                .options
-                .value
-                .clone()
-                .try_into()
-                .map_err(|e: toml::de::Error| {
-                    script.error(script.options.line, format!("options: {}", e.message()))
-                })?;
+        script.white_against_black(
+            "Twelve",
+            "Twelve is played by white and black, White first: players = [\"white\", \"black\"]",
+        )?;
+        let opts: Options = script.options_as()?;
         let Some(start) = &script.start else {
             return Ok(Twelve::new(opts));
         };
