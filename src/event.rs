@@ -79,6 +79,13 @@ pub struct ActionEvent {
     /// 8x8 games: `from` and `to` as algebraic squares, in that order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub squares: Vec<String>,
+    /// Enochian: the other cards the action took off the board beside
+    /// `captured` (a throne's second piece, a concourse's second bishop).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_captured: Vec<Card>,
+    /// Enochian divination: the die the action answers (`reroll`, ...).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub roll: Option<u8>,
 }
 
 /// Something the table shows that the rules forbid, or a physical mistake.
@@ -127,6 +134,8 @@ pub enum FlagKind {
     UncalledCheck,
     IllegalRemoval,
     MissingRemoval,
+    ForcedKingMove,
+    DivinationMismatch,
 }
 
 impl FlagKind {
@@ -148,6 +157,8 @@ impl FlagKind {
             FlagKind::UncalledCheck => "uncalled_check",
             FlagKind::IllegalRemoval => "illegal_removal",
             FlagKind::MissingRemoval => "missing_removal",
+            FlagKind::ForcedKingMove => "forced_king_move",
+            FlagKind::DivinationMismatch => "divination_mismatch",
         }
     }
 

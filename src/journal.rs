@@ -694,7 +694,12 @@ fn parse_cells(v: &Value) -> Result<Table, String> {
         let (Some(col), Some(row), Some(tok)) = (coord(c), coord(r), t.as_str()) else {
             return Err(bad());
         };
-        match Token::parse(tok).map_err(|e| format!("cells: {e}"))? {
+        let token = if tok.contains('+') {
+            Token::parse_pair(tok).map(Some)
+        } else {
+            Token::parse(tok)
+        };
+        match token.map_err(|e| format!("cells: {e}"))? {
             Some(token) => cells.push((Cell::new(col, row), token)),
             None => return Err("cells: \"..\" is no card; leave the cell out".into()),
         }
@@ -746,6 +751,10 @@ fn observation_json(step: usize, obs: &Observation) -> Value {
 /// Whether a table is written as a grid: compact, and every cell within the
 /// range a grid may name.
 fn grid_fits(t: &Table) -> bool {
+    // A grid shows one card a cell; a throne pair goes in the cell list.
+    if t.pairs().next().is_some() {
+        return false;
+    }
     let Some((lo, hi)) = t.bounds() else {
         return true;
     };

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::observation::Observation;
-use crate::table::{Cell, Colour, Table};
+use crate::table::{Cell, Colour, Table, Token};
 
 /// A problem in a script (or any TOML input), located.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -224,7 +224,11 @@ impl Script {
                 let line = lines.line_of(s.span().start);
                 let s = s.into_inner();
                 let origin = s.origin.map(|[c, r]| Cell::new(c, r)).unwrap_or_default();
-                let table = grid(&lines, text, &s.table, origin).map_err(|(l, m)| err(l, m))?;
+                let mut table =
+                    grid(&lines, text, &s.table, origin).map_err(|(l, m)| err(l, m))?;
+                if let Some(th) = &s.thrones {
+                    lay_thrones(&mut table, th).map_err(|m| err(line, format!("[start] {m}")))?;
+                }
                 let to_move = match s.to_move {
                     None => None,
                     Some(name) => Some(Colour::from_name(&name).ok_or_else(|| {
@@ -300,6 +304,19 @@ impl Script {
             let mut st = toml::Table::new();
             st.insert("table".into(), Value::from(grid));
             st.insert("origin".into(), Value::from(vec![origin.col, origin.row]));
+            let pairs: toml::Table = start
+                .table
+                .pairs()
+                .map(|(cell, t)| {
+                    let key = cell
+                        .square()
+                        .unwrap_or_else(|| format!("{},{}", cell.col, cell.row));
+                    (key, Value::from(t.to_string()))
+                })
+                .collect();
+            if !pairs.is_empty() {
+                st.insert("thrones".into(), Value::Table(pairs));
+            }
             if let Some(c) = start.to_move {
                 st.insert("to_move".into(), Value::from(c.name()));
             }
@@ -336,6 +353,7 @@ struct RawStart {
     origin: Option<[i32; 2]>,
     to_move: Option<String>,
     state: Option<Spanned<toml::Table>>,
+    thrones: Option<toml::Table>,
 }
 
 #[derive(Deserialize)]
@@ -398,15 +416,13 @@ fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step
     if s.thrones.is_some() && s.table.is_none() {
         return Err((line, "thrones belongs with a table".into()));
     }
-    if s.thrones.is_some() {
-        return Err((
-            line,
-            "thrones are read by Enochian Chess, not yet refereed".into(),
-        ));
-    }
     let observation = if let Some(t) = &s.table {
         let origin = s.origin.map(|[c, r]| Cell::new(c, r)).unwrap_or_default();
-        Observation::Table(grid(lines, text, t, origin)?)
+        let mut table = grid(lines, text, t, origin)?;
+        if let Some(th) = &s.thrones {
+            lay_thrones(&mut table, th).map_err(|m| (line, m))?;
+        }
+        Observation::Table(table)
     } else if let Some(b) = s.busy {
         if !b {
             return Err((line, "busy = false says nothing; leave the step out".into()));
@@ -440,6 +456,61 @@ fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step
         observation,
         expect,
     })
+}
+
+/// Lays a `thrones` table (`{ e1 = "uK+uN" }`) over a grid: each named
+/// cell holds both cards, and the grid must show one of them there.
+fn lay_thrones(table: &mut Table, thrones: &toml::Table) -> Result<(), String> {
+    for (key, value) in thrones {
+        let cell = cell_key(key).ok_or_else(|| {
+            format!("thrones: {key:?} is not a square (such as e1) or a cell (such as \"4,7\")")
+        })?;
+        let text = value
+            .as_str()
+            .ok_or_else(|| format!("thrones: {key} must be a pair such as \"uK+uN\""))?;
+        let pair = Token::parse_pair(text).map_err(|e| format!("thrones: {key}: {e}"))?;
+        let shown = table.get(cell);
+        if !shown
+            .and_then(Token::card)
+            .is_some_and(|c| pair.cards().any(|p| p == c))
+        {
+            let shown = shown.map_or("..".to_string(), |t| t.to_string());
+            return Err(format!(
+                "thrones: {key} = {text:?}, but the grid shows {shown} there (it shows one of the pair)"
+            ));
+        }
+        table.set(cell, Some(pair));
+    }
+    Ok(())
+}
+
+/// A `thrones` key: an algebraic square of the 8x8 board, or `"col,row"`.
+fn cell_key(key: &str) -> Option<Cell> {
+    if let Some((c, r)) = key.split_once(',') {
+        let cell = Cell::new(c.trim().parse().ok()?, r.trim().parse().ok()?);
+        return cell.in_range().then_some(cell);
+    }
+    let b = key.as_bytes();
+    match b {
+        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            Some(Cell::new(i32::from(f - b'a'), 8 - i32::from(r - b'0')))
+        }
+        _ => None,
+    }
+}
+
+/// The `thrones = { ... }` line for a table's pairs, if it has any.
+pub fn thrones_toml(table: &Table) -> Option<String> {
+    let items: Vec<String> = table
+        .pairs()
+        .map(|(cell, t)| {
+            let key = cell
+                .square()
+                .unwrap_or_else(|| format!("\"{},{}\"", cell.col, cell.row));
+            format!("{key} = \"{t}\"")
+        })
+        .collect();
+    (!items.is_empty()).then(|| format!("thrones = {{ {} }}\n", items.join(", ")))
 }
 
 /// Parses a grid string, mapping errors to the file line of the offending row.
@@ -491,14 +562,17 @@ impl LineIndex {
 pub fn step_toml(table: &Table) -> String {
     let (origin, grid) = table.to_grid();
     format!(
-        "[[step]]\norigin = [{}, {}]\ntable = \"\"\"\n{grid}\"\"\"\n",
-        origin.col, origin.row
+        "[[step]]\norigin = [{}, {}]\ntable = \"\"\"\n{grid}\"\"\"\n{}",
+        origin.col,
+        origin.row,
+        thrones_toml(table).unwrap_or_default()
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::{Card, Piece};
 
     const GOOD: &str = r#"game = "enprise"
 players = ["white", "black"]
@@ -601,5 +675,29 @@ bP wN
     fn not_toml_at_all_is_an_error_not_a_panic() {
         let e = error_of("game = \"enprise\"\n[[step]\n");
         assert_eq!(e.line, 2, "{e}");
+    }
+
+    #[test]
+    fn thrones_lay_a_pair_over_the_grid_and_round_trip() {
+        let text = "game = \"enochian\"\n[[step]]\ntable = \"\"\"\n.. .. .. .. uN .. .. ..\n\"\"\"\norigin = [0, 7]\nthrones = { e1 = \"uN+uK\" }\n";
+        let s = Script::parse("t.toml", text).unwrap();
+        let Observation::Table(t) = &s.steps[0].observation else {
+            panic!("a table step");
+        };
+        let king = Card::new(Colour::Blue, Piece::King);
+        let knight = Card::new(Colour::Blue, Piece::Knight);
+        assert_eq!(t.get(Cell::new(4, 7)), Some(Token::Pair(king, knight)));
+        let again = Script::parse("u.toml", &format!("game = \"enochian\"\n{}", step_toml(t))).unwrap();
+        assert_eq!(again.steps[0].observation, Observation::Table(t.clone()));
+    }
+
+    #[test]
+    fn thrones_that_disagree_with_the_grid_name_the_square() {
+        let text = "game = \"enochian\"\n[[step]]\ntable = \"\"\"\nrQ\n\"\"\"\norigin = [4, 7]\nthrones = { e1 = \"uK+uN\" }\n";
+        let e = Script::parse("t.toml", text).unwrap_err();
+        assert!(e.message.contains("e1") && e.message.contains("rQ"), "{e}");
+        let text = text.replace("uK+uN", "uK");
+        let e = Script::parse("t.toml", &text).unwrap_err();
+        assert!(e.message.contains("pair"), "{e}");
     }
 }

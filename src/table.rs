@@ -289,6 +289,10 @@ pub enum Token {
     /// `??`: a card is there but could not be read with confidence. Inputs
     /// report it; the referee never judges a table that holds one.
     Unreadable,
+    /// Two face-up cards in one cell: an Enochian throne holding its king
+    /// and one partner (`uK+uN`). Built by [`Token::pair`], which puts a
+    /// king first, so that the order the cards were read in never matters.
+    Pair(Card, Card),
 }
 
 /// A token that is not one of `..`, `##`, `??` or colour + piece.
@@ -324,10 +328,57 @@ impl Token {
         }
     }
 
+    /// The face-up card of the cell; for a pair, the first (the king).
     pub fn card(self) -> Option<Card> {
         match self {
-            Token::Up(c) => Some(c),
+            Token::Up(c) | Token::Pair(c, _) => Some(c),
             _ => None,
+        }
+    }
+
+    /// Two cards sharing a cell, in canonical order: a king first, else
+    /// the lower card first.
+    pub fn pair(a: Card, b: Card) -> Token {
+        let key = |c: Card| (c.piece != Piece::King, c);
+        if key(a) <= key(b) {
+            Token::Pair(a, b)
+        } else {
+            Token::Pair(b, a)
+        }
+    }
+
+    /// Parses a throne pair such as `uK+uN`.
+    pub fn parse_pair(s: &str) -> Result<Token, TokenError> {
+        let bad = |why| TokenError {
+            token: s.to_string(),
+            why,
+        };
+        let (a, b) = s
+            .split_once('+')
+            .ok_or_else(|| bad("a pair is two cards joined by +, such as uK+uN"))?;
+        let card = |t: &str| match Token::parse(t.trim()) {
+            Ok(Some(Token::Up(c))) => Ok(c),
+            _ => Err(bad("a pair is two face-up cards, such as uK+uN")),
+        };
+        Ok(Token::pair(card(a)?, card(b)?))
+    }
+
+    /// The cards showing in the cell (none for `##` and `??`).
+    pub fn cards(self) -> impl Iterator<Item = Card> {
+        let (a, b) = match self {
+            Token::Up(c) => (Some(c), None),
+            Token::Pair(a, b) => (Some(a), Some(b)),
+            _ => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+
+    /// The token a two-character grid shows for this cell: a pair shows its
+    /// first card, and the script lists the pair beside the grid.
+    pub fn grid_token(self) -> Token {
+        match self {
+            Token::Pair(a, _) => Token::Up(a),
+            t => t,
         }
     }
 }
@@ -338,6 +389,7 @@ impl fmt::Display for Token {
             Token::Down => f.write_str("##"),
             Token::Unreadable => f.write_str("??"),
             Token::Up(c) => write!(f, "{c}"),
+            Token::Pair(a, b) => write!(f, "{a}+{b}"),
         }
     }
 }
@@ -432,6 +484,12 @@ impl Table {
             .filter(|(_, t)| *t == Token::Unreadable)
             .map(|(c, _)| c)
             .collect()
+    }
+
+    /// The cells holding two cards (Enochian thrones), which a grid alone
+    /// cannot show.
+    pub fn pairs(&self) -> impl Iterator<Item = (Cell, Token)> + '_ {
+        self.iter().filter(|(_, t)| matches!(t, Token::Pair(..)))
     }
 
     /// Top-left corner and bottom-right corner, inclusive.
@@ -602,7 +660,7 @@ impl Table {
                     s.push(' ');
                 }
                 match self.get(Cell::new(col, row)) {
-                    Some(t) => s.push_str(&t.to_string()),
+                    Some(t) => s.push_str(&t.grid_token().to_string()),
                     None => s.push_str(".."),
                 }
             }

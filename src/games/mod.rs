@@ -3,6 +3,7 @@
 
 pub mod board;
 pub mod doublecross;
+pub mod enochian;
 pub mod enprise;
 pub mod twelve;
 
@@ -117,6 +118,61 @@ pub struct Panel {
     /// Boardless games with an area limit (Twelve's 4x4): the corners of
     /// the cells pieces may still reach; the view frames them.
     pub limit: Option<(Cell, Cell)>,
+    /// Games of four armies in two teams (Enochian): who controls what, what
+    /// is frozen, the thrones and the die.
+    pub armies: Option<ArmiesPanel>,
+}
+
+/// The four-army side of a game (Enochian Chess), as plain data.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ArmiesPanel {
+    /// "four players" or "two players".
+    pub mode: String,
+    /// Every army, in turn order.
+    pub armies: Vec<ArmyPanel>,
+    /// Each throne square and the army whose thrones they are; the view
+    /// marks them.
+    pub thrones: Vec<(Cell, Colour)>,
+    /// Cells whose pieces are frozen (their army's king is a prisoner, or a
+    /// withdrawn bare king): the view greys them.
+    pub frozen_cells: Vec<Cell>,
+    /// Divination mode: the die, when the game plays with it.
+    pub die: Option<DiePanel>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArmyPanel {
+    pub colour: Colour,
+    /// The army's element and team ("Air", "Fire", ...; team "Air" or
+    /// "Earth").
+    pub element: String,
+    pub team: String,
+    /// Who moves it now: a player's name (the army itself in four-player
+    /// games until it changes hands).
+    pub controller: String,
+    pub to_move: bool,
+    pub frozen: bool,
+    pub withdrawn: bool,
+    pub in_check: bool,
+    pub stalemated: bool,
+    /// Its king is off the board (prisoner, or removed by its ally).
+    pub king_off: bool,
+    /// Enemy kings this army holds prisoner.
+    pub prisoners: Vec<Card>,
+    /// Anything else worth a line ("3 pawns", "pawn on a8 waits").
+    pub notes: Vec<String>,
+}
+
+/// The divination die, as the view shows it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiePanel {
+    /// The roll of the turn under way, if rolled.
+    pub roll: Option<u8>,
+    /// What the roll makes move ("knight", "king or pawn").
+    pub needs: Option<String>,
+    /// Re-rolls used this turn, and the most allowed.
+    pub rerolls_used: u32,
+    pub rerolls_max: u32,
 }
 
 /// The card side of a game played with a drawn deck, as plain data.

@@ -219,7 +219,7 @@ struct Sim {
 impl Sim {
     fn new_card(&mut self, t: Token) -> Physical {
         match t {
-            Token::Up(c) => Physical {
+            Token::Up(c) | Token::Pair(c, _) => Physical {
                 tag: self.tags.take(c),
                 card: Some(c),
                 up: true,

@@ -157,7 +157,8 @@ impl MockCard {
     /// whose face the mock does not know; `??` a face-up card it cannot read.
     fn from_token(t: Token) -> MockCard {
         match t {
-            Token::Up(c) => MockCard::up(c),
+            // The mock keeps one card a cell; a throne pair shows its king.
+            Token::Up(c) | Token::Pair(c, _) => MockCard::up(c),
             Token::Down => MockCard {
                 face: None,
                 up: false,

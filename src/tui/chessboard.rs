@@ -166,7 +166,7 @@ impl ChessboardView<'_> {
         // The piece: its token on a chip of its colour.
         let (text, mut style) = match token {
             None => ("  ".to_string(), square),
-            Some(Token::Up(card)) => (card.to_string(), card_style(card.colour)),
+            Some(Token::Up(card) | Token::Pair(card, _)) => (card.to_string(), card_style(card.colour)),
             Some(Token::Down) => (
                 "##".to_string(),
                 Style::new().fg(Color::Gray).bg(Color::DarkGray),

@@ -488,6 +488,8 @@ fn flag_title(kind: FlagKind) -> &'static str {
         FlagKind::UncalledCheck => "Uncalled check",
         FlagKind::IllegalRemoval => "Illegal removal",
         FlagKind::MissingRemoval => "Missing removal",
+        FlagKind::ForcedKingMove => "The king must move",
+        FlagKind::DivinationMismatch => "Not the piece the die named",
     }
 }
 

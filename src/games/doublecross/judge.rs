@@ -90,6 +90,13 @@ fn observed_board(g: &DoubleCross, changes: &[Change]) -> Result<Board, Box<Flag
         };
         b[sq as usize] = match c.after {
             None => None,
+            Some(Token::Pair(..)) => {
+                return Err(Box::new(unexplained(
+                    changes,
+                    "DC-2.1",
+                    &format!("Two cards lie on {}: a square holds one piece", c.cell),
+                )));
+            }
             Some(Token::Up(card)) => match Side::from_colour(card.colour) {
                 Some(side) => Some((side, card.piece)),
                 None => {

@@ -1289,6 +1289,7 @@ impl crate::games::Game for DoubleCross {
             chessboard: true,
             cards: Some(cards),
             limit: None,
+            armies: None,
             players,
             notes: vec![],
             result: self.over.as_ref().map(|o| {

@@ -88,6 +88,11 @@ impl DoubleCross {
                             "## at {cell}: DoubleCross pieces stand face up"
                         )));
                     }
+                    Token::Pair(..) => {
+                        return Err(err(format!(
+                            "{token} at {cell}: a DoubleCross square holds one piece"
+                        )));
+                    }
                     Token::Unreadable => {
                         return Err(err(format!("?? at {cell}: a start position is known")));
                     }

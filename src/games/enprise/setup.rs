@@ -184,6 +184,9 @@ impl EnPrise {
                     Token::Unreadable => {
                         return Err(err(format!("?? at {cell}: a start position is known")));
                     }
+                    Token::Pair(..) => {
+                        return Err(err(format!("{token} at {cell}: a square is one card")));
+                    }
                 };
                 game.set(cell, sq);
             }

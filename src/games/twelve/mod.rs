@@ -705,6 +705,7 @@ impl crate::games::Game for Twelve {
             chessboard: false,
             cards: None,
             limit,
+            armies: None,
         }
     }
 
