@@ -224,6 +224,11 @@ impl Event {
     }
 }
 
+/// " and bN" for the further cards an Enochian action took.
+fn also(cards: &[Card]) -> String {
+    cards.iter().map(|c| format!(" and {c}")).collect()
+}
+
 fn cells(cs: &[Cell]) -> String {
     cs.iter()
         .map(|c| c.to_string())
@@ -312,10 +317,49 @@ impl fmt::Display for Event {
                     "move" => write!(f, "{p} moves {card} {} -> {}", at(a.from), at(a.to)),
                     "capture" => write!(
                         f,
-                        "{p} takes {} with {card} {} -> {}{san}",
+                        "{p} takes {}{} with {card} {} -> {}{san}",
+                        a.captured.map(|c| c.to_string()).unwrap_or_default(),
+                        also(&a.also_captured),
+                        at(a.from),
+                        at(a.to)
+                    ),
+                    "ally_king_capture" => write!(
+                        f,
+                        "{p} takes its ally's king {} with {card} {} -> {}",
                         a.captured.map(|c| c.to_string()).unwrap_or_default(),
                         at(a.from),
                         at(a.to)
+                    ),
+                    "concourse" => write!(
+                        f,
+                        "{p} completes a concourse with {card} at {}: takes {}{}",
+                        at(a.to),
+                        a.captured.map(|c| c.to_string()).unwrap_or_default(),
+                        also(&a.also_captured)
+                    ),
+                    "seize" => write!(f, "{p} seizes its ally's throne {} with {card}", at(a.to)),
+                    "demote" => write!(
+                        f,
+                        "{p} demotes {card} at {} to {}",
+                        at(a.to),
+                        a.promotion.map(|c| c.to_string()).unwrap_or_default()
+                    ),
+                    "exchange" => write!(
+                        f,
+                        "{p} accepts the exchange of prisoners: {card} and {} return",
+                        a.captured.map(|c| c.to_string()).unwrap_or_default()
+                    ),
+                    "withdraw" => write!(f, "{p} withdraws"),
+                    "skip" => write!(f, "{p} skips the turn (frozen or stalemated)"),
+                    "reroll" => write!(
+                        f,
+                        "{p} rolled {}: nothing of that type can move, roll again",
+                        a.roll.unwrap_or_default()
+                    ),
+                    "pass" if a.roll.is_some() => write!(
+                        f,
+                        "{p} passes (rolled {}, no re-roll left)",
+                        a.roll.unwrap_or_default()
                     ),
                     "summon_king" => write!(f, "{p} summons the king to {}", at(a.to)),
                     "escape_square" => write!(f, "{p} adds an escape square at {}", at(a.to)),

@@ -81,7 +81,8 @@ enum Command {
     /// The referee view at the table: a full-screen board, the Battleplans
     /// (En Prise) or the drawn card and piles (DoubleCross), flags and
     /// checks. With no options: the bundled demo game, stepping itself;
-    /// `--game doublecross`: a DoubleCross game on the mock board.
+    /// `--game doublecross` or `--game enochian`: a new game on the mock
+    /// board.
     Play(PlayArgs),
     /// The printable deck.
     Deck {
@@ -260,8 +261,10 @@ const REGISTRY: &str = "calibration/deck.toml";
 
 #[derive(clap::Args)]
 struct PlayArgs {
-    /// The game: enprise (the default), doublecross or twelve. A script input or
-    /// a --setup file names its own game.
+    /// The game: enprise (the default), doublecross, twelve or enochian. A
+    /// script input or a --setup file names its own game (an Enochian setup
+    /// file sets its mode and divination: `options = { mode = "two-player",
+    /// divination = true }`).
     #[arg(long)]
     game: Option<String>,
     /// Players in turn order, such as white,black.
@@ -303,8 +306,9 @@ struct PlayArgs {
     /// A camera's calibration, written by `arbiter calibrate`.
     #[arg(long, value_name = "FILE")]
     calibration: Option<PathBuf>,
-    /// Seed the mock device's random draws (DoubleCross: the `n` key), to
-    /// deal the same cards again; default: from the clock.
+    /// Seed the mock device's random draws (DoubleCross: the `n` key) and
+    /// die rolls (Enochian: the `r` key), to deal and roll the same again;
+    /// default: from the clock.
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
 }
@@ -816,7 +820,11 @@ fn start_view(
         Src::Script(s) => Source::Script(ScriptInput::new(*s, delay)),
         Src::Mock => {
             let start = referee.expected_table().clone();
-            if referee.panel().chessboard {
+            let panel = referee.panel();
+            if panel.armies.is_some() {
+                // Enochian: a chessboard whose thrones hold pairs.
+                Source::Mock(MockTable::enochian(&start))
+            } else if panel.chessboard {
                 Source::Mock(MockTable::chessboard(&start))
             } else {
                 Source::Mock(MockTable::new(&start).with_colours(&colours_of(&setup_script)))

@@ -3,6 +3,7 @@
 
 use crate::event::Event;
 use crate::games::doublecross::DoubleCross;
+use crate::games::enochian::Enochian;
 use crate::games::enprise::EnPrise;
 use crate::games::twelve::Twelve;
 use crate::referee::{AnyReferee, Referee};
@@ -14,13 +15,7 @@ pub fn referee_for(script: &Script) -> Result<Box<dyn AnyReferee>, ScriptError> 
         GameKind::EnPrise => Ok(Box::new(Referee::new(EnPrise::from_script(script)?))),
         GameKind::DoubleCross => Ok(Box::new(Referee::new(DoubleCross::from_script(script)?))),
         GameKind::Twelve => Ok(Box::new(Referee::new(Twelve::from_script(script)?))),
-        other => Err(script.error(
-            1,
-            format!(
-                "{} is not refereed yet: this build referees enprise, doublecross and twelve",
-                other.name()
-            ),
-        )),
+        GameKind::Enochian => Ok(Box::new(Referee::new(Enochian::from_script(script)?))),
     }
 }
 

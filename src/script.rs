@@ -224,8 +224,7 @@ impl Script {
                 let line = lines.line_of(s.span().start);
                 let s = s.into_inner();
                 let origin = s.origin.map(|[c, r]| Cell::new(c, r)).unwrap_or_default();
-                let mut table =
-                    grid(&lines, text, &s.table, origin).map_err(|(l, m)| err(l, m))?;
+                let mut table = grid(&lines, text, &s.table, origin).map_err(|(l, m)| err(l, m))?;
                 if let Some(th) = &s.thrones {
                     lay_thrones(&mut table, th).map_err(|m| err(line, format!("[start] {m}")))?;
                 }
@@ -687,7 +686,8 @@ bP wN
         let king = Card::new(Colour::Blue, Piece::King);
         let knight = Card::new(Colour::Blue, Piece::Knight);
         assert_eq!(t.get(Cell::new(4, 7)), Some(Token::Pair(king, knight)));
-        let again = Script::parse("u.toml", &format!("game = \"enochian\"\n{}", step_toml(t))).unwrap();
+        let again =
+            Script::parse("u.toml", &format!("game = \"enochian\"\n{}", step_toml(t))).unwrap();
         assert_eq!(again.steps[0].observation, Observation::Table(t.clone()));
     }
 

@@ -129,11 +129,24 @@ fn missing_files_and_unknown_inputs_are_errors_not_panics() {
 }
 
 #[test]
-fn games_not_yet_refereed_are_refused_clearly() {
-    let p = temp_script("en.toml", "game = \"enochian\"\n");
+fn an_enochian_script_replays_and_prints_its_action() {
+    let script = "game = \"enochian\"\n\n[[step]]\ntable = \"\"\"\n\
+.. .. bR bK bB bQ .. ..\n\
+.. .. bP bP bP bP .. ..\n\
+yQ yP .. .. .. .. rP rR\n\
+yB yP .. .. .. .. rP rK\n\
+yK yP .. .. .. .. rP rB\n\
+yR yP uQ .. .. .. rP rQ\n\
+.. .. uP uP uP uP .. ..\n\
+.. .. .. uB uK uR .. ..\n\
+\"\"\"\nthrones = { e1 = \"uK+uN\", h5 = \"rK+rN\", d8 = \"bK+bN\", a4 = \"yK+yN\" }\n";
+    let p = temp_script("en.toml", script);
     let o = arbiter(&["replay", p.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not refereed yet"), "{}", stderr(&o));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("game started: enochian"), "{out}");
+    assert!(out.contains("blue moves uQ c1 -> c3"), "{out}");
+    assert!(!out.contains("FLAG"), "{out}");
 }
 
 const DC: &str = "fixtures/scenarios/doublecross/spec-07-uncalled-check-removal.toml";

@@ -15,9 +15,11 @@ use arbiter::input::live::{Health, LedState, LiveEvent};
 use arbiter::input::mat::{self, MatConfig};
 use arbiter::input::matplan::{self, Transients};
 use arbiter::input::matsim::{self, SimConfig, WireTransients};
+use arbiter::observation::Observation;
 use arbiter::replay::{referee_for, replay};
 use arbiter::script::Script;
-use arbiter::table::Cell;
+use arbiter::table::{Card, Cell, Colour, Piece, Table, Token};
+use firmware_protocol::PROTOCOL_VERSION;
 use serde_json::Value;
 
 mod common;
@@ -381,7 +383,6 @@ fn the_cli_pipeline_simulate_then_watch_gives_replays_events() {
 
 #[test]
 fn register_learns_each_card_laid_alone() {
-    use arbiter::table::{Card, Colour};
     // A script that lays every white card alone and lifts it, in deck order.
     let mut text = String::from(
         "game = \"enprise\"\nplayers = [\"white\", \"black\"]\n[battleplan]\nwhite = \"NPPBQRPPNPBPRPP\"\nblack = \"PNPPBQPRPNPBPRP\"\n",
@@ -426,4 +427,151 @@ fn register_learns_each_card_laid_alone() {
         assert_eq!(truth.card(tag), Some(card), "tag {tag:x}");
     }
     assert!(String::from_utf8_lossy(&said).contains("Lay the white king face-up"));
+}
+
+/// Thrones as an Enochian game uses them: a king and its partner on one
+/// cell, the king stepping off and back, the partner changing, a capture
+/// of both. Cells are written as `col,row` so the test needs no game.
+const THRONES: &str = r#"game = "enprise"
+
+[[step]]
+table = """
+uK .. ..
+.. rQ ..
+"""
+thrones = { "0,0" = "uK+uN" }
+
+[[step]]
+table = """
+uN uK ..
+.. rQ ..
+"""
+
+[[step]]
+table = """
+uK .. ..
+.. rQ ..
+"""
+thrones = { "0,0" = "uK+uN" }
+
+[[step]]
+table = """
+uN uK ..
+.. rQ ..
+"""
+
+[[step]]
+table = """
+uK uN ..
+.. rQ ..
+"""
+thrones = { "0,0" = "uK+uB" }
+
+[[step]]
+table = """
+rQ uN ..
+.. .. ..
+"""
+"#;
+
+/// Plays `script` through the simulator (speaking at most `protocol`) and
+/// the host driver over a pseudo-terminal; the settled tables the host
+/// reported, in the script's frame, repeats dropped.
+fn tables_through_the_mat(script: &Script, t: Transients, protocol: u8) -> Vec<Table> {
+    let plan = matplan::plan(script, t, 9).unwrap();
+    let cfg = SimConfig {
+        link: link(),
+        gap: Duration::from_millis(160),
+        connect_timeout: Some(Duration::from_secs(20)),
+        protocol,
+        ..SimConfig::default()
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let sim_plan = plan.clone();
+    let sim = std::thread::spawn(move || {
+        matsim::run(&sim_plan, &cfg, |p| tx.send(p.to_path_buf()).unwrap())
+    });
+    let path = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let mut mat_cfg = MatConfig::new(path, Registry::simulated());
+    mat_cfg.settle = Duration::from_millis(40);
+    mat_cfg.reconnect = false;
+    let live = mat::spawn(mat_cfg);
+    let mut tables: Vec<Table> = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "the mat never finished");
+        match live.events.recv_timeout(Duration::from_millis(50)) {
+            Ok(LiveEvent::Observation(Observation::Table(t))) => {
+                let t = t.shifted(Cell::new(-plan.offset.col, -plan.offset.row));
+                if tables.last() != Some(&t) {
+                    tables.push(t);
+                }
+            }
+            Ok(LiveEvent::Ended) => break,
+            Ok(LiveEvent::Health(Health::Reconnecting(_))) if sim.is_finished() => break,
+            Ok(_) => {}
+            Err(_) if sim.is_finished() => break,
+            Err(_) => {}
+        }
+    }
+    sim.join().unwrap().expect("the simulator ran");
+    tables
+}
+
+fn script_tables(script: &Script) -> Vec<Table> {
+    script
+        .steps
+        .iter()
+        .filter_map(|s| match &s.observation {
+            Observation::Table(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn throne_pairs_arrive_as_pairs_over_the_pty() {
+    let script = Script::parse("thrones.toml", THRONES).unwrap();
+    let want = script_tables(&script);
+    for t in [
+        Transients {
+            lift: false,
+            swap_steps: false,
+        },
+        REALISTIC,
+    ] {
+        let got = tables_through_the_mat(&script, t, PROTOCOL_VERSION);
+        assert_eq!(got, want, "{t:?}");
+    }
+    let uk = Card::new(Colour::Blue, Piece::King);
+    let un = Card::new(Colour::Blue, Piece::Knight);
+    assert_eq!(want[0].get(Cell::new(0, 0)), Some(Token::pair(un, uk)));
+}
+
+/// A mat made before pairs (protocol 1) still works with this host: the
+/// host falls back to version 1 and a throne reads as unreadable, the
+/// other cells as they are.
+#[test]
+fn a_version_1_mat_reports_a_throne_as_unreadable() {
+    let script = Script::parse("thrones.toml", THRONES).unwrap();
+    let want: Vec<Table> = script_tables(&script)
+        .into_iter()
+        .map(|t| {
+            t.iter()
+                .map(|(c, tok)| match tok {
+                    Token::Pair(..) => (c, Token::Unreadable),
+                    tok => (c, tok),
+                })
+                .collect()
+        })
+        .collect();
+    let got = tables_through_the_mat(
+        &script,
+        Transients {
+            lift: false,
+            swap_steps: false,
+        },
+        1,
+    );
+    assert_eq!(got, want);
 }

@@ -30,6 +30,13 @@ pub enum EncodeError {
         /// The length the buffer needs.
         needed: usize,
     },
+    /// A `ScanCells` whose states take more than
+    /// [`MAX_SCAN_STATE_BYTES`](crate::MAX_SCAN_STATE_BYTES) bytes: no
+    /// frame holds it, so the states must be split over more frames.
+    TooManyStateBytes {
+        /// The bytes the states take.
+        len: usize,
+    },
 }
 
 impl fmt::Display for EncodeError {
@@ -38,6 +45,11 @@ impl fmt::Display for EncodeError {
             EncodeError::BufferTooSmall { needed } => {
                 write!(f, "output buffer too small: the frame needs {needed} bytes")
             }
+            EncodeError::TooManyStateBytes { len } => write!(
+                f,
+                "a scan chunk's states take {len} bytes, at most {} fit a frame",
+                crate::MAX_SCAN_STATE_BYTES
+            ),
         }
     }
 }
@@ -111,7 +123,8 @@ impl fmt::Display for DecodeError {
             }
             DecodeError::UnsupportedProtocol { protocol } => write!(
                 f,
-                "the peer speaks protocol version {protocol}, this side speaks {}",
+                "the peer speaks protocol version {protocol}, this side speaks {} to {}",
+                crate::OLDEST_PROTOCOL_VERSION,
                 crate::PROTOCOL_VERSION
             ),
             DecodeError::Oversized => f.write_str("frame longer than the receive buffer"),

@@ -37,11 +37,24 @@ pub use types::{
     LedEntry, TagId,
 };
 
-/// The protocol version this crate speaks (PROTOCOL.md, "Versions").
-pub const PROTOCOL_VERSION: u8 = 1;
+/// The newest protocol version this crate speaks (PROTOCOL.md, "Versions").
+pub const PROTOCOL_VERSION: u8 = 2;
+
+/// The oldest protocol version this crate speaks: it speaks every version
+/// from this one to [`PROTOCOL_VERSION`].
+pub const OLDEST_PROTOCOL_VERSION: u8 = 1;
+
+/// Whether this crate speaks protocol `version`.
+pub const fn speaks(version: u8) -> bool {
+    version >= OLDEST_PROTOCOL_VERSION && version <= PROTOCOL_VERSION
+}
 
 /// The most cell states in one `ScanCells` frame.
 pub const MAX_SCAN_CELLS: usize = 16;
+
+/// The most bytes the cell states of one `ScanCells` frame take: sixteen
+/// one-card states. A frame with pairs (17 bytes each) holds fewer states.
+pub const MAX_SCAN_STATE_BYTES: usize = MAX_SCAN_CELLS * MAX_STATE_LEN;
 
 /// The most LED settings in one `SetLeds` frame.
 pub const MAX_LED_ENTRIES: usize = 24;
@@ -52,7 +65,7 @@ pub const HEADER_LEN: usize = 3;
 /// The CRC-32C at the end of every payload.
 pub const CRC_LEN: usize = 4;
 
-/// The longest cell state on the wire: state byte and tag.
+/// The longest one-card cell state on the wire: state byte and tag.
 const MAX_STATE_LEN: usize = 1 + 8;
 
 /// The longest payload (before COBS): a full `ScanCells` frame, 156 bytes.

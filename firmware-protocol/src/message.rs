@@ -7,7 +7,7 @@ use crate::types::{
     Blink, CellIndex, CellState, Colour, ErrorKind, Face, FixedVec, Geometry, LedEntry, TagId,
 };
 use crate::wire::{Reader, Writer};
-use crate::{MAX_LED_ENTRIES, MAX_SCAN_CELLS, PROTOCOL_VERSION};
+use crate::{MAX_LED_ENTRIES, MAX_SCAN_CELLS, MAX_SCAN_STATE_BYTES};
 
 /// Up to [`MAX_SCAN_CELLS`] cell states: one chunk of a full scan.
 pub type CellStates = FixedVec<CellState, MAX_SCAN_CELLS>;
@@ -58,7 +58,8 @@ pub(crate) mod sealed {
 pub enum MatMessage {
     /// Who the mat is: sent on connect and in answer to the host's `Hello`.
     Hello {
-        /// The protocol version the mat speaks: [`PROTOCOL_VERSION`].
+        /// The protocol version the mat speaks in this session: the one the
+        /// host greeted it with when the mat speaks that one too.
         protocol: u8,
         /// The firmware's version: major, minor, patch.
         firmware: [u8; 3],
@@ -81,7 +82,8 @@ pub enum MatMessage {
         scan_id: u16,
         /// Scan position of the first state: `row × cols + col`.
         first: u16,
-        /// The states, at most [`MAX_SCAN_CELLS`].
+        /// The states, at most [`MAX_SCAN_CELLS`] taking at most
+        /// [`MAX_SCAN_STATE_BYTES`] bytes.
         states: CellStates,
     },
     /// The full scan is complete.
@@ -122,7 +124,9 @@ pub enum MatMessage {
 pub enum HostMessage {
     /// The host starts a session; the mat answers with its `Hello`.
     Hello {
-        /// The protocol version the host speaks: [`PROTOCOL_VERSION`].
+        /// The protocol version the host asks for: its newest,
+        /// [`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION), unless the mat
+        /// answered with an older one.
         protocol: u8,
     },
     /// Send a full scan.
@@ -192,11 +196,17 @@ const STATE_EMPTY: u8 = 0;
 const STATE_FACE_UP: u8 = 1;
 const STATE_FACE_DOWN: u8 = 2;
 const STATE_UNREADABLE: u8 = 3;
+const STATE_PAIR: u8 = 4;
 
 fn write_state(w: &mut Writer<'_>, state: &CellState) -> Result<(), EncodeError> {
     match *state {
         CellState::Empty => w.u8(STATE_EMPTY),
         CellState::Unreadable => w.u8(STATE_UNREADABLE),
+        CellState::Pair { tags: [a, b] } => {
+            w.u8(STATE_PAIR)?;
+            w.u64(a.0)?;
+            w.u64(b.0)
+        }
         CellState::Card { tag, face } => {
             w.u8(match face {
                 Face::Up => STATE_FACE_UP,
@@ -211,6 +221,11 @@ fn read_state(r: &mut Reader<'_>) -> Result<CellState, DecodeError> {
     let face = match r.u8()? {
         STATE_EMPTY => return Ok(CellState::Empty),
         STATE_UNREADABLE => return Ok(CellState::Unreadable),
+        STATE_PAIR => {
+            return Ok(CellState::Pair {
+                tags: [TagId(r.u64()?), TagId(r.u64()?)],
+            });
+        }
         STATE_FACE_UP => Face::Up,
         STATE_FACE_DOWN => Face::Down,
         _ => return Err(r.bad_value("cell state")),
@@ -264,7 +279,7 @@ fn blink_code(blink: Blink) -> u8 {
 /// whatever follows it.
 fn read_protocol(r: &mut Reader<'_>) -> Result<u8, DecodeError> {
     let protocol = r.u8()?;
-    if protocol != PROTOCOL_VERSION {
+    if !crate::speaks(protocol) {
         return Err(DecodeError::UnsupportedProtocol { protocol });
     }
     Ok(protocol)
@@ -315,6 +330,10 @@ impl sealed::Codec for MatMessage {
             } => {
                 w.u16(*scan_id)?;
                 w.u16(*first)?;
+                let len: usize = states.iter().map(CellState::wire_len).sum();
+                if len > MAX_SCAN_STATE_BYTES {
+                    return Err(EncodeError::TooManyStateBytes { len });
+                }
                 // len ≤ MAX_SCAN_CELLS = 16: the type guarantees it.
                 w.u8(states.len() as u8)?;
                 states.iter().try_for_each(|s| write_state(w, s))

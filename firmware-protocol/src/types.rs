@@ -28,7 +28,8 @@ pub enum Face {
     Down,
 }
 
-/// What a cell holds, as the mat reads it: its top card only.
+/// What a cell holds, as the mat reads it: its top card, or (protocol 2)
+/// both cards of a pair.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CellState {
     /// No card.
@@ -44,6 +45,25 @@ pub enum CellState {
     /// The mat cannot say what the top card is: the cell's reader is faulty,
     /// or it sees two tags it cannot order. An `Error` frame says which.
     Unreadable,
+    /// Protocol 2 only: two cards lie face up in the cell and both count,
+    /// such as an Enochian throne holding a king and its partner. Which
+    /// one is on top does not matter, so the order of the tags means
+    /// nothing.
+    Pair {
+        /// The two cards' tags.
+        tags: [TagId; 2],
+    },
+}
+
+impl CellState {
+    /// The state's length on the wire: the state byte and its tags.
+    pub const fn wire_len(&self) -> usize {
+        match self {
+            CellState::Empty | CellState::Unreadable => 1,
+            CellState::Card { .. } => 1 + 8,
+            CellState::Pair { .. } => 1 + 16,
+        }
+    }
 }
 
 /// A cell of the mat: column and row, from 0.

@@ -7,8 +7,8 @@ use common::{host_vectors, mat_vectors, unhex};
 use firmware_protocol::{
     Blink, CellIndex, CellState, CellStates, Colour, DecodeError, Decoder, EncodeError, ErrorKind,
     Face, Frame, Geometry, HostDecoder, HostMessage, LedEntries, LedEntry, MAX_FRAME_LEN,
-    MAX_LED_ENTRIES, MAX_SCAN_CELLS, MatDecoder, MatMessage, PROTOCOL_VERSION, TagId, decode,
-    encode,
+    MAX_LED_ENTRIES, MAX_SCAN_CELLS, MAX_SCAN_STATE_BYTES, MatDecoder, MatMessage,
+    PROTOCOL_VERSION, TagId, decode, encode,
 };
 use proptest::prelude::*;
 
@@ -24,7 +24,18 @@ fn state() -> impl Strategy<Value = CellState> {
             tag: TagId(tag),
             face: if up { Face::Up } else { Face::Down },
         }),
+        (any::<u64>(), any::<u64>()).prop_map(|(a, b)| CellState::Pair {
+            tags: [TagId(a), TagId(b)],
+        }),
     ]
+}
+
+/// As many of `states` as one `ScanCells` frame holds.
+fn fitting(mut states: Vec<CellState>) -> Vec<CellState> {
+    while states.iter().map(CellState::wire_len).sum::<usize>() > MAX_SCAN_STATE_BYTES {
+        states.pop();
+    }
+    states
 }
 
 fn mat_message() -> impl Strategy<Value = MatMessage> {
@@ -65,7 +76,7 @@ fn mat_message() -> impl Strategy<Value = MatMessage> {
             .prop_map(|(scan_id, first, states)| MatMessage::ScanCells {
                 scan_id,
                 first,
-                states: CellStates::from_slice(&states).unwrap(),
+                states: CellStates::from_slice(&fitting(states)).unwrap(),
             }),
         any::<u16>().prop_map(|scan_id| MatMessage::ScanEnd { scan_id }),
         (cell(), state()).prop_map(|(cell, state)| MatMessage::CellChange { cell, state }),
@@ -287,6 +298,30 @@ fn the_largest_frames_fit_max_frame_len() {
     );
     assert!(framed(&leds).len() <= MAX_FRAME_LEN);
     assert!(CellStates::from_slice(&[card; MAX_SCAN_CELLS + 1]).is_err());
+    // Pairs take 17 bytes: eight fit a frame with one more card, nine do not.
+    let pair = CellState::Pair {
+        tags: [TagId(u64::MAX); 2],
+    };
+    let mut states = [pair; 8].to_vec();
+    states.push(CellState::Unreadable);
+    let chunk = |states: &[CellState]| {
+        Frame::new(
+            u16::MAX,
+            MatMessage::ScanCells {
+                scan_id: u16::MAX,
+                first: u16::MAX,
+                states: CellStates::from_slice(states).unwrap(),
+            },
+        )
+    };
+    assert!(framed(&chunk(&states)).len() <= MAX_FRAME_LEN);
+    states.push(CellState::Unreadable);
+    states.push(pair);
+    let mut buf = [0u8; MAX_FRAME_LEN];
+    assert_eq!(
+        encode(&chunk(&states), &mut buf),
+        Err(EncodeError::TooManyStateBytes { len: 155 })
+    );
     let mut full = LedEntries::from_slice(&[led; MAX_LED_ENTRIES]).unwrap();
     assert!(full.is_full());
     assert!(full.push(led).is_err());
@@ -329,8 +364,8 @@ fn counts_above_capacity_are_bad_values() {
     );
     // A Hello of a later protocol version is reported as such, however long.
     assert_eq!(
-        decode_payload::<HostMessage>(&[0x81, 0, 0, 2, 9, 9, 9, 9]),
-        Err(DecodeError::UnsupportedProtocol { protocol: 2 })
+        decode_payload::<HostMessage>(&[0x81, 0, 0, 3, 9, 9, 9, 9]),
+        Err(DecodeError::UnsupportedProtocol { protocol: 3 })
     );
     // A Hello with no cells.
     assert_eq!(

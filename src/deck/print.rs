@@ -48,6 +48,25 @@ pub const SHEET_H: u32 = 3508;
 /// The four En Prise colours, in the order the deck is exported.
 pub const DECK_COLOURS: [Colour; 4] = [Colour::White, Colour::Black, Colour::Red, Colour::Blue];
 
+/// The four Enochian armies, in turn order.
+pub const ENOCHIAN_COLOURS: [Colour; 4] =
+    [Colour::Blue, Colour::Red, Colour::Black, Colour::Yellow];
+
+/// The cards of one printed Enochian army: its array (K Q R B N and four
+/// pawns) and spares for promotions, 15 cards. An army promotes at most
+/// three pawns (it must have lost one first, EN-PRO-2), a pawn becomes its
+/// patron (one pawn per patron) or, on a throne, a Knight (EN-PRO-4): so
+/// at most two Queens, Rooks or Bishops and four Knights stand at once,
+/// and a promotion never waits for a captured card to come back.
+pub const ENOCHIAN_ARMY: [(Piece, u8); 6] = [
+    (Piece::King, 1),
+    (Piece::Queen, 2),
+    (Piece::Rook, 2),
+    (Piece::Bishop, 2),
+    (Piece::Knight, 4),
+    (Piece::Pawn, 4),
+];
+
 // ---- geometry -------------------------------------------------------------
 
 /// Corner radius of the card (3 mm).
@@ -281,6 +300,32 @@ pub fn read_corner_code(card: &RgbImage) -> Option<Card> {
         (Some(a), Some(b)) if a != b => None,
         (a, b) => a.or(b),
     }
+}
+
+/// Reads the corner code in one corner only of a card image rectified to
+/// portrait: the top-left one, or (`bottom_right`) the one turned 180° in
+/// the bottom-right. For a card partly covered (a throne's partner under
+/// its king), where the other corner shows another card.
+pub fn read_corner_code_at(card: &RgbImage, bottom_right: bool) -> Option<Card> {
+    if card.width() < 8 || card.height() < 8 {
+        return None;
+    }
+    read_corner(card, bottom_right)
+}
+
+/// Where the two corner codes' centres lie on a card, as fractions of its
+/// width and height from the top-left: top-left code, bottom-right code.
+pub fn corner_code_centres() -> [(f32, f32); 2] {
+    let mid = CODE_AT as f32 + (GRID * MODULE) as f32 / 2.0;
+    let (u, v) = (mid / CARD_W as f32, mid / CARD_H as f32);
+    [(u, v), (1.0 - u, 1.0 - v)]
+}
+
+/// How far the corner code reaches in from the card's edges, as fractions
+/// of its width and height (the code grid's far side).
+pub fn corner_code_reach() -> (f32, f32) {
+    let far = (CODE_AT + GRID * MODULE) as f32;
+    (far / CARD_W as f32, far / CARD_H as f32)
 }
 
 // ---- the card body --------------------------------------------------------
@@ -626,10 +671,19 @@ pub fn back() -> RgbImage {
 
 /// Every card of the four En Prise decks, in deck order (64 cards).
 pub fn full_deck() -> Vec<Card> {
-    DECK_COLOURS
+    deck_of(&DECK_COLOURS, &super::tags::DECK)
+}
+
+/// Every card of the four Enochian armies, in turn order (60 cards).
+pub fn enochian_deck() -> Vec<Card> {
+    deck_of(&ENOCHIAN_COLOURS, &ENOCHIAN_ARMY)
+}
+
+fn deck_of(colours: &[Colour], counts: &[(Piece, u8)]) -> Vec<Card> {
+    colours
         .iter()
         .flat_map(|&colour| {
-            super::tags::DECK.iter().flat_map(move |&(piece, n)| {
+            counts.iter().flat_map(move |&(piece, n)| {
                 std::iter::repeat_n(Card::new(colour, piece), usize::from(n))
             })
         })
@@ -676,16 +730,19 @@ fn save(img: &RgbImage, path: &Path) -> io::Result<()> {
     img.save(path).map_err(io::Error::other)
 }
 
-/// Writes `wK.png` … `uP.png` (the 24 En Prise faces), `back.png`, and in
-/// `sheets/` the A4 sheets of the full deck (`sheet-1.png` …, 64 faces, nine
-/// to a sheet) and `sheet-back.png` (nine backs, for the reverse side), and
-/// returns the paths written, cards first. The faces stand alone in `DIR`
-/// so that `arbiter deck learn --faces DIR` reads them as they are.
+/// Writes `wK.png` … `uP.png` (the 24 En Prise faces) and `yK.png` …
+/// `yP.png` (Yellow, which only Enochian uses), `back.png`, and in `sheets/`
+/// the A4 sheets of the En Prise deck (`sheet-1.png` …, 64 faces, nine to a
+/// sheet), of the Enochian armies (`enochian-1.png` …, 60 faces) and
+/// `sheet-back.png` (nine backs, for the reverse side), and returns the
+/// paths written, cards first. The faces stand alone in `DIR` so that
+/// `arbiter deck learn --faces DIR` reads them as they are. The En Prise
+/// files come first and are what they always were.
 pub fn export(dir: &Path) -> io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut paths = Vec::new();
     let mut faces: Vec<(Card, RgbImage)> = Vec::new();
-    for &colour in &DECK_COLOURS {
+    for &colour in DECK_COLOURS.iter().chain(&[Colour::Yellow]) {
         for piece in Piece::ALL {
             let card = Card::new(colour, piece);
             let img = face(card);
@@ -702,15 +759,16 @@ pub fn export(dir: &Path) -> io::Result<Vec<PathBuf>> {
 
     let sheets = dir.join("sheets");
     std::fs::create_dir_all(&sheets)?;
-    let deck = full_deck();
-    let images: Vec<&RgbImage> = deck
-        .iter()
-        .filter_map(|c| faces.iter().find(|(k, _)| k == c).map(|(_, img)| img))
-        .collect();
-    for (i, chunk) in images.chunks(9).enumerate() {
-        let path = sheets.join(format!("sheet-{}.png", i + 1));
-        save(&sheet(chunk), &path)?;
-        paths.push(path);
+    for (name, deck) in [("sheet", full_deck()), ("enochian", enochian_deck())] {
+        let images: Vec<&RgbImage> = deck
+            .iter()
+            .filter_map(|c| faces.iter().find(|(k, _)| k == c).map(|(_, img)| img))
+            .collect();
+        for (i, chunk) in images.chunks(9).enumerate() {
+            let path = sheets.join(format!("{name}-{}.png", i + 1));
+            save(&sheet(chunk), &path)?;
+            paths.push(path);
+        }
     }
     let path = sheets.join("sheet-back.png");
     save(&sheet(&[&back; 9]), &path)?;
@@ -854,6 +912,19 @@ mod tests {
     }
 
     #[test]
+    fn enochian_deck_is_four_armies_of_fifteen() {
+        let deck = enochian_deck();
+        assert_eq!(deck.len(), 60);
+        for colour in ENOCHIAN_COLOURS {
+            let n = |p| deck.iter().filter(|c| **c == Card::new(colour, p)).count();
+            assert_eq!(n(Piece::King), 1);
+            assert_eq!(n(Piece::Pawn), 4);
+            assert_eq!(n(Piece::Knight), 4);
+        }
+        assert!(deck.iter().all(|c| c.colour != Colour::White));
+    }
+
+    #[test]
     fn export_writes_cards_and_sheets() {
         let dir = std::env::temp_dir().join(format!("arbiter-deck-{}", std::process::id()));
         let paths = export(&dir).unwrap();
@@ -863,11 +934,17 @@ mod tests {
             .collect();
         assert_eq!(names[0], "wK.png");
         assert_eq!(names[23], "uP.png");
-        assert_eq!(names[24], "back.png");
-        assert_eq!(names.len(), 25 + 8 + 1);
+        assert_eq!(names[24], "yK.png");
+        assert_eq!(names[29], "yP.png");
+        assert_eq!(names[30], "back.png");
+        assert_eq!(names[31], "sheet-1.png");
+        assert_eq!(names[38], "sheet-8.png");
+        assert_eq!(names[39], "enochian-1.png");
+        assert_eq!(names[45], "enochian-7.png");
+        assert_eq!(names.len(), 31 + 8 + 7 + 1);
         for (path, name) in paths.iter().zip(&names) {
             let (w, h) = image::image_dimensions(path).unwrap();
-            if name.starts_with("sheet-") {
+            if name.starts_with("sheet-") || name.starts_with("enochian-") {
                 assert_eq!((w, h), (SHEET_W, SHEET_H), "{name}");
             } else {
                 assert_eq!((w, h), (CARD_W, CARD_H), "{name}");
@@ -877,6 +954,11 @@ mod tests {
         assert_eq!(
             read_corner_code(&wk),
             Some(Card::new(Colour::White, Piece::King))
+        );
+        let yn = image::open(&paths[28]).unwrap().to_rgb8();
+        assert_eq!(
+            read_corner_code(&yn),
+            Some(Card::new(Colour::Yellow, Piece::Knight))
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

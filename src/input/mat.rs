@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use firmware_protocol::{
     Blink, CellIndex, CellState, Colour as LedRgb, ErrorKind, Face, Frame, Geometry, HostMessage,
     LedEntries, LedEntry, MAX_FRAME_LEN, MAX_LED_ENTRIES, MatDecoder, MatMessage, PROTOCOL_VERSION,
-    SequenceTracker, TagId, encode,
+    SequenceTracker, TagId, encode, speaks,
 };
 
 use super::live::{Health, Led, Live, LiveEvent};
@@ -64,6 +64,9 @@ pub struct MatHost {
     decoder: MatDecoder,
     tracker: SequenceTracker,
     seq: u16,
+    /// The protocol version the host greets with: its newest, until a mat
+    /// answers with an older one (PROTOCOL.md, section 6).
+    protocol: u8,
     geometry: Option<Geometry>,
     cells: Vec<CellState>,
     /// A scan being received: its id, the states so far, how many came.
@@ -98,6 +101,7 @@ impl MatHost {
             decoder: MatDecoder::new(),
             tracker: SequenceTracker::new(),
             seq: 0,
+            protocol: PROTOCOL_VERSION,
             geometry: None,
             cells: Vec::new(),
             scan: None,
@@ -134,19 +138,27 @@ impl MatHost {
         self.scan = None;
         self.rescanning = false;
         self.geometry = None;
+        // The mat on this link may not be the one that answered before.
+        self.protocol = PROTOCOL_VERSION;
         // A lone delimiter first ends whatever half-frame the mat's decoder
         // may hold from before.
         let HostAction::Send(hello) = self.frame(HostMessage::Hello {
-            protocol: PROTOCOL_VERSION,
+            protocol: self.protocol,
         }) else {
             unreachable!("frames are sent")
         };
         vec![HostAction::Send([&[0u8][..], &hello].concat())]
     }
 
-    /// Whether the mat has said Hello on this link.
+    /// Whether the mat has said Hello on this link, in the version asked.
     pub fn greeted(&self) -> bool {
         self.geometry.is_some()
+    }
+
+    /// The protocol version of this link's session (the one the host
+    /// greets with until the mat has answered).
+    pub fn protocol(&self) -> u8 {
+        self.protocol
     }
 
     /// Bytes from the mat.
@@ -195,10 +207,24 @@ impl MatHost {
             MatMessage::Hello {
                 protocol, geometry, ..
             } => {
-                if protocol != PROTOCOL_VERSION {
-                    out.push(HostAction::Report(LiveEvent::Health(Health::Reconnecting(
-                        format!("the mat speaks protocol {protocol}, this host {PROTOCOL_VERSION}"),
-                    ))));
+                if protocol != self.protocol {
+                    if !speaks(protocol) {
+                        out.push(HostAction::Report(LiveEvent::Health(Health::Reconnecting(
+                            format!(
+                                "the mat speaks protocol {protocol}, this host 1 to {PROTOCOL_VERSION}"
+                            ),
+                        ))));
+                        return;
+                    }
+                    // A mat of another version answers in its own and then
+                    // waits for a Hello in it: greet it so, and start over
+                    // when it answers.
+                    self.protocol = protocol;
+                    self.geometry = None;
+                    self.ready = false;
+                    self.scan = None;
+                    self.rescanning = false;
+                    out.push(self.frame(HostMessage::Hello { protocol }));
                     return;
                 }
                 if self.geometry != Some(geometry) {
@@ -362,6 +388,12 @@ impl MatHost {
                         tag: TagId(t),
                         face: Face::Up,
                     } => self.registry.card(t).map_or(Token::Unreadable, Token::Up),
+                    CellState::Pair {
+                        tags: [TagId(a), TagId(b)],
+                    } => match (self.registry.card(a), self.registry.card(b)) {
+                        (Some(a), Some(b)) => Token::pair(a, b),
+                        _ => Token::Unreadable,
+                    },
                     CellState::Unreadable => Token::Unreadable,
                 };
                 Some((cell, token))
@@ -370,29 +402,27 @@ impl MatHost {
     }
 
     /// The raw cards on the mat, before the registry reads them: cell, tag,
-    /// face up (for registering a deck).
+    /// face up (for registering a deck); a pair's two cards share a cell.
     pub fn cards(&self) -> Vec<(Cell, u64, bool)> {
         let Some(g) = self.geometry else {
             return Vec::new();
         };
-        self.cells
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| match *s {
+        let mut out = Vec::new();
+        for (i, s) in self.cells.iter().enumerate() {
+            let Some(c) = g.cell_at(i as u16) else {
+                continue;
+            };
+            let cell = Cell::new(i32::from(c.col), i32::from(c.row));
+            match *s {
                 CellState::Card {
                     tag: TagId(t),
                     face,
-                } => {
-                    let c = g.cell_at(i as u16)?;
-                    Some((
-                        Cell::new(i32::from(c.col), i32::from(c.row)),
-                        t,
-                        face == Face::Up,
-                    ))
-                }
-                _ => None,
-            })
-            .collect()
+                } => out.push((cell, t, face == Face::Up)),
+                CellState::Pair { tags } => out.extend(tags.map(|TagId(t)| (cell, t, true))),
+                CellState::Empty | CellState::Unreadable => {}
+            }
+        }
+        out
     }
 
     /// The frames that light `leds` (and put out every other LED).
@@ -871,6 +901,57 @@ mod tests {
             panic!()
         };
         assert_eq!(t.unreadable_cells(), vec![Cell::new(1, 0), Cell::new(2, 0)]);
+    }
+
+    #[test]
+    fn a_version_1_mat_is_greeted_again_in_its_version() {
+        let t0 = Instant::now();
+        let mut host = MatHost::new(Registry::simulated(), Duration::from_millis(10), t0);
+        host.connected();
+        let old = MatMessage::Hello {
+            protocol: 1,
+            firmware: [1, 0, 0],
+            geometry: G,
+            leds: true,
+        };
+        let a = host.on_bytes(&mat_frame(0, old.clone()), t0);
+        assert_eq!(sent_requests(&a), vec![HostMessage::Hello { protocol: 1 }]);
+        assert!(!host.greeted(), "the mat waits for a Hello in its version");
+        let a = host.on_bytes(&mat_frame(1, old), t0);
+        assert_eq!(sent_requests(&a), vec![HostMessage::RequestScan]);
+        assert_eq!(host.protocol(), 1);
+        assert!(host.greeted());
+    }
+
+    #[test]
+    fn a_pair_of_known_tags_is_a_throne_pair_and_unknown_ones_are_unreadable() {
+        use crate::deck::tags::sim_tag;
+        use crate::table::{Card, Colour, Piece};
+        let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
+        let mut host = MatHost::new(Registry::simulated(), Duration::from_millis(10), t0);
+        host.connected();
+        host.on_bytes(&mat_frame(0, hello()), ms(1));
+        let (un, uk) = (
+            Card::new(Colour::Blue, Piece::Knight),
+            Card::new(Colour::Blue, Piece::King),
+        );
+        let mut seq = 1;
+        let mut cells = vec![CellState::Empty; 6];
+        // The knight's tag first: the mat does not order them.
+        cells[4] = CellState::Pair {
+            tags: [TagId(sim_tag(un, 0)), TagId(sim_tag(uk, 0))],
+        };
+        cells[5] = CellState::Pair {
+            tags: [TagId(sim_tag(uk, 1)), TagId(0xdead)],
+        };
+        host.on_bytes(&scan(&mut seq, 1, &cells), ms(2));
+        let Some(Observation::Table(t)) = host.on_tick(ms(50)) else {
+            panic!()
+        };
+        assert_eq!(t.get(Cell::new(1, 1)), Some(Token::Pair(uk, un)));
+        assert_eq!(t.get(Cell::new(2, 1)), Some(Token::Unreadable));
+        assert_eq!(host.cards().len(), 4);
     }
 
     proptest::proptest! {

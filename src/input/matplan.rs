@@ -13,11 +13,14 @@ use crate::observation::Observation;
 use crate::script::Script;
 use crate::table::{Card, Cell, Table, Token};
 
-/// A card as the mat senses it: its tag and which face is up.
+/// A cell's top as the mat senses it: its card's tag and which face is
+/// up, and for a throne pair (two face-up cards that both count) the
+/// partner's tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sensed {
     pub tag: u64,
     pub up: bool,
+    pub partner: Option<u64>,
 }
 
 /// Which transients to add to the settled changes.
@@ -106,31 +109,44 @@ impl Tags {
         self.fresh_unknown()
     }
 
-    fn give_back(&mut self, tag: u64, card: Option<Card>) {
-        if let Some(c) = card
-            && tag & 0xffff_0000_0000 == 0x5a00_0000_0000
-        {
-            // To the back of the pile: the next card of that kind laid is
-            // another copy, as a player reaches for a fresh card.
-            self.free.entry(c).or_default().insert(0, tag);
+    fn give_back(&mut self, p: Physical) {
+        let cards = [(p.tag, p.card)]
+            .into_iter()
+            .chain(p.partner.map(|(t, c)| (t, Some(c))));
+        for (tag, card) in cards {
+            if let Some(c) = card
+                && tag & 0xffff_0000_0000 == 0x5a00_0000_0000
+            {
+                // To the back of the pile: the next card of that kind laid
+                // is another copy, as a player reaches for a fresh card.
+                self.free.entry(c).or_default().insert(0, tag);
+            }
         }
     }
 }
 
-/// A physical card on the simulated cloth.
+/// A physical card on the simulated cloth, or a throne pair: two face-up
+/// cards lying together that the mat reads as one cell's pair.
 #[derive(Clone, Copy, Debug)]
 struct Physical {
     tag: u64,
     /// Its face, when known (face-down cards of a start position are not).
     card: Option<Card>,
     up: bool,
+    /// The pair's second card: its tag and face.
+    partner: Option<(u64, Card)>,
+}
+
+fn known(tag: u64) -> bool {
+    tag & 0xffff_0000_0000 == 0x5a00_0000_0000
 }
 
 impl Physical {
     fn token(self) -> Token {
-        match (self.up, self.card) {
-            (false, _) => Token::Down,
-            (true, Some(c)) if self.tag & 0xffff_0000_0000 == 0x5a00_0000_0000 => Token::Up(c),
+        match (self.up, self.card, self.partner) {
+            (false, _, _) => Token::Down,
+            (true, Some(c), None) if known(self.tag) => Token::Up(c),
+            (true, Some(a), Some((t, b))) if known(self.tag) && known(t) => Token::pair(a, b),
             _ => Token::Unreadable,
         }
     }
@@ -139,6 +155,27 @@ impl Physical {
         Sensed {
             tag: self.tag,
             up: self.up,
+            partner: self.partner.map(|p| p.0),
+        }
+    }
+
+    /// The face-up cards it shows.
+    fn cards(self) -> Vec<Card> {
+        if !self.up {
+            return Vec::new();
+        }
+        self.card
+            .into_iter()
+            .chain(self.partner.map(|p| p.1))
+            .collect()
+    }
+
+    fn single(tag: u64, card: Card) -> Physical {
+        Physical {
+            tag,
+            card: Some(card),
+            up: true,
+            partner: None,
         }
     }
 }
@@ -155,9 +192,13 @@ pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPla
             all.extend(t.iter().map(|(c, _)| c));
         }
     }
+    // A script on non-negative cells keeps them (a fixed board, such as
+    // Enochian's, is laid on the mat square for cell); one reaching below
+    // zero is moved onto the mat with a cell to spare for hovering cards.
+    let low = |v: i32| if v >= 0 { 0 } else { v - 1 };
     let lo = Cell::new(
-        all.iter().map(|c| c.col).min().unwrap_or(0) - 1,
-        all.iter().map(|c| c.row).min().unwrap_or(0) - 1,
+        low(all.iter().map(|c| c.col).min().unwrap_or(0)),
+        low(all.iter().map(|c| c.row).min().unwrap_or(0)),
     );
     let hi = Cell::new(
         all.iter().map(|c| c.col).max().unwrap_or(0) + 1,
@@ -219,20 +260,22 @@ struct Sim {
 impl Sim {
     fn new_card(&mut self, t: Token) -> Physical {
         match t {
-            Token::Up(c) | Token::Pair(c, _) => Physical {
-                tag: self.tags.take(c),
-                card: Some(c),
-                up: true,
+            Token::Up(c) => Physical::single(self.tags.take(c), c),
+            Token::Pair(a, b) => Physical {
+                partner: Some((self.tags.take(b), b)),
+                ..Physical::single(self.tags.take(a), a)
             },
             Token::Down => Physical {
                 tag: self.tags.take_any(),
                 card: None,
                 up: false,
+                partner: None,
             },
             Token::Unreadable => Physical {
                 tag: self.tags.fresh_unknown(),
                 card: None,
                 up: true,
+                partner: None,
             },
         }
     }
@@ -280,6 +323,7 @@ impl Sim {
     /// would: moves first (a card that left one cell and arrived at
     /// another), then flips, then new cards and cards taken away.
     fn play(&mut self, target: &Table) {
+        self.split_pairs(target);
         let current: Table = self
             .stacks
             .iter()
@@ -311,7 +355,7 @@ impl Sim {
                 self.put(c, p);
             }
             for p in lifted {
-                self.tags.give_back(p.tag, p.card);
+                self.tags.give_back(p);
             }
             return;
         }
@@ -321,17 +365,19 @@ impl Sim {
         let mut moves: Vec<(Cell, Cell)> = Vec::new();
         // A cell gives up its top card at most once and takes one at most
         // once (a whole SWAP cycle can pass through it).
+        let cards = |t: Option<Token>| t.map_or_else(Vec::new, |t| t.cards().collect::<Vec<_>>());
         for ch in &changes {
-            let Some(Token::Up(card)) = ch.after else {
-                continue;
-            };
-            let from = changes.iter().find(|o| {
-                o.cell != ch.cell
-                    && o.before == Some(Token::Up(card))
-                    && !moves.iter().any(|&(f, _)| f == o.cell)
-            });
-            if let Some(o) = from {
-                moves.push((o.cell, ch.cell));
+            let had = cards(ch.before);
+            for card in cards(ch.after).into_iter().filter(|c| !had.contains(c)) {
+                let from = changes.iter().find(|o| {
+                    o.cell != ch.cell
+                        && cards(o.before).contains(&card)
+                        && !cards(o.after).contains(&card)
+                        && !moves.iter().any(|&(f, _)| f == o.cell)
+                });
+                if let Some(o) = from {
+                    moves.push((o.cell, ch.cell));
+                }
             }
         }
         // With swap_steps the mat reports every lift and landing (four
@@ -368,6 +414,14 @@ impl Sim {
             }
             self.put(from, u);
         }
+        for &(_, to) in &moves {
+            if let Some(Token::Pair(a, b)) = want(to)
+                && self.merge_pair(to, a, b)
+                && self.transients.swap_steps
+            {
+                self.report(to);
+            }
+        }
         if !self.transients.swap_steps && self.steps.len() > mark {
             let touched: std::collections::BTreeSet<Cell> =
                 moves.iter().flat_map(|&(f, t)| [f, t]).collect();
@@ -381,6 +435,11 @@ impl Sim {
         // and lay down what should be there.
         for c in todo {
             let want = want(c);
+            if let Some(Token::Pair(a, b)) = want
+                && self.merge_pair(c, a, b)
+            {
+                self.report(c);
+            }
             let have = self.top(c);
             if have.map(Physical::token) == want {
                 continue;
@@ -407,9 +466,25 @@ impl Sim {
                 (Some(_), None) => {
                     while self.top(c).is_some() {
                         if let Some(p) = self.lift(c) {
-                            self.tags.give_back(p.tag, p.card);
+                            self.tags.give_back(p);
                         }
                     }
+                }
+                // A card joins the one on a throne (a promotion's or a
+                // script's new card).
+                (Some(p), Some(Token::Pair(a, b)))
+                    if p.up && p.partner.is_none() && p.card.is_some_and(|k| k == a || k == b) =>
+                {
+                    let other = if p.card == Some(a) { b } else { a };
+                    let q = self.lift_quiet(c);
+                    let tag = self.tags.take(other);
+                    self.put(
+                        c,
+                        Physical {
+                            partner: Some((tag, other)),
+                            ..q
+                        },
+                    );
                 }
                 // Anything else laid on top of what lies there (even on a
                 // face-up card: the referee must see that mistake).
@@ -423,12 +498,70 @@ impl Sim {
     /// A face-down card of unknown face turns out to be `card`: it carries
     /// that card's tag from now on.
     fn identify(&mut self, p: Physical, card: Card) -> Physical {
-        self.tags.give_back(p.tag, p.card);
+        self.tags.give_back(p);
         Physical {
-            tag: self.tags.take(card),
-            card: Some(card),
             up: p.up,
+            ..Physical::single(self.tags.take(card), card)
         }
+    }
+
+    /// A throne pair one of whose cards leaves (the other stays, or is
+    /// joined by a new partner) comes apart, quietly, with the leaving card
+    /// on top: the move that takes it lifts it off the one that stays.
+    fn split_pairs(&mut self, target: &Table) {
+        let cells: Vec<Cell> = self.stacks.keys().copied().collect();
+        for c in cells {
+            let Some(p) = self.top(c) else { continue };
+            let (Some(a), Some((tb, b))) = (p.card, p.partner) else {
+                continue;
+            };
+            let stays = match target.get(c) {
+                Some(t) if t == p.token() => continue,
+                Some(Token::Up(x)) => x,
+                Some(Token::Pair(x, y)) if [x, y].contains(&a) != [x, y].contains(&b) => {
+                    if [x, y].contains(&a) { a } else { b }
+                }
+                _ => continue,
+            };
+            self.lift_quiet(c);
+            let (low, high) = if stays == a {
+                (Physical::single(p.tag, a), Physical::single(tb, b))
+            } else {
+                (Physical::single(tb, b), Physical::single(p.tag, a))
+            };
+            let stack = self.stacks.entry(c).or_default();
+            stack.push(low);
+            stack.push(high);
+        }
+    }
+
+    /// Two single face-up cards `a` and `b` on top of one another at `c`
+    /// become the throne pair the mat reads as one; says whether they did.
+    fn merge_pair(&mut self, c: Cell, a: Card, b: Card) -> bool {
+        let Some(s) = self.stacks.get(&c) else {
+            return false;
+        };
+        let n = s.len();
+        if n < 2 {
+            return false;
+        }
+        let (low, high) = (s[n - 2], s[n - 1]);
+        let single = |p: Physical| p.up && p.partner.is_none();
+        let mut got = low.cards();
+        got.extend(high.cards());
+        got.sort();
+        let mut want = vec![a, b];
+        want.sort();
+        if !(single(low) && single(high) && got == want) {
+            return false;
+        }
+        let s = self.stacks.get_mut(&c).expect("looked at above");
+        s.truncate(n - 2);
+        s.push(Physical {
+            partner: Some((high.tag, high.card.expect("a face-up single has a card"))),
+            ..low
+        });
+        true
     }
 
     /// Takes the top card off without reporting it (a flip is one change).
@@ -480,10 +613,12 @@ mod tests {
                 MatStep::Settled => out.push(
                     tops.iter()
                         .map(|(&(c, r), s)| {
-                            let tok = match (s.up, registry.card(s.tag)) {
-                                (false, _) => Token::Down,
-                                (true, Some(card)) => Token::Up(card),
-                                (true, None) => Token::Unreadable,
+                            let partner = s.partner.map(|t| registry.card(t));
+                            let tok = match (s.up, registry.card(s.tag), partner) {
+                                (false, _, _) => Token::Down,
+                                (true, Some(card), None) => Token::Up(card),
+                                (true, Some(a), Some(Some(b))) => Token::pair(a, b),
+                                (true, _, _) => Token::Unreadable,
                             };
                             (
                                 Cell::new(i32::from(c), i32::from(r)).minus(plan.offset),
@@ -498,11 +633,89 @@ mod tests {
         out
     }
 
+    /// A throne pair formed, left, rejoined, captured: the mat reports the
+    /// pair as one cell holding both tags, and the tags stay the cards'.
+    #[test]
+    fn throne_pairs_settle_as_pairs() {
+        let text = r#"game = "enprise"
+
+[[step]]
+table = """
+uK .. ..
+"""
+thrones = { "0,0" = "uK+uN" }
+
+[[step]]
+table = """
+uN uK ..
+"""
+
+[[step]]
+table = """
+uK .. rQ
+"""
+thrones = { "0,0" = "uK+uN" }
+
+[[step]]
+table = """
+uN uK rQ
+"""
+
+[[step]]
+table = """
+uK uN rQ
+"""
+thrones = { "0,0" = "uK+uB" }
+
+[[step]]
+table = """
+rQ uN ..
+"""
+"#;
+        let script = Script::parse("thrones.toml", text).unwrap();
+        let want: Vec<Table> = script
+            .steps
+            .iter()
+            .filter_map(|s| match &s.observation {
+                Observation::Table(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(want[0].pairs().count(), 1);
+        for lift in [false, true] {
+            let t = Transients {
+                lift,
+                swap_steps: lift,
+            };
+            let plan = plan(&script, t, 3).unwrap();
+            assert_eq!(settled_tables(&plan), want, "transients {t:?}");
+            // The king keeps its tag through the whole game.
+            let uk = Card::new(crate::table::Colour::Blue, crate::table::Piece::King);
+            let tags: std::collections::BTreeSet<u64> = plan
+                .steps
+                .iter()
+                .filter_map(|s| match s {
+                    MatStep::Change { top: Some(t), .. } => Some([Some(t.tag), t.partner]),
+                    _ => None,
+                })
+                .flatten()
+                .flatten()
+                .filter(|&t| Registry::simulated().card(t) == Some(uk))
+                .collect();
+            assert_eq!(tags.len(), 1, "{tags:x?}");
+        }
+    }
+
     #[test]
     fn every_scenario_settles_on_its_own_tables_with_transients_on() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut checked = 0;
-        for dir in ["fixtures/scenarios/enprise", "../shared/scenarios"] {
+        for dir in [
+            "fixtures/scenarios/enprise",
+            "fixtures/scenarios/enochian",
+            "../shared/scenarios",
+            "../shared/scenarios/enochian",
+        ] {
             let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
                 continue;
             };
@@ -511,7 +724,12 @@ mod tests {
                 if p.extension().is_none_or(|x| x != "toml") {
                     continue;
                 }
-                let script = Script::load(&p).unwrap();
+                let mut script = Script::load(&p).unwrap();
+                // Die rolls and spoken calls reach the referee by other
+                // inputs: the mat sees the tables.
+                script
+                    .steps
+                    .retain(|s| matches!(s.observation, Observation::Table(_) | Observation::Busy));
                 for t in [
                     Transients {
                         lift: false,

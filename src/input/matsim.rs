@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use firmware_protocol::{
     Blink, CellIndex, CellState, Colour, DecodeError, ErrorKind, Face, Frame, Geometry,
-    HostDecoder, HostMessage, MAX_FRAME_LEN, MAX_SCAN_CELLS, MatMessage, PROTOCOL_VERSION,
-    SequenceTracker, TagId, encode,
+    HostDecoder, HostMessage, MAX_FRAME_LEN, MAX_SCAN_CELLS, MAX_SCAN_STATE_BYTES, MatMessage,
+    OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION, SequenceTracker, TagId, encode,
 };
 use nix::errno::Errno;
 use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
@@ -114,6 +114,10 @@ pub struct SimConfig {
     pub scan_timeout: Duration,
     /// How long an unplugged mat stays away.
     pub unplug_for: Duration,
+    /// The newest protocol version the mat speaks: 1 plays a mat made
+    /// before throne pairs, which reports a pair as unreadable (with a
+    /// `TwoTags` error) and makes the host fall back to version 1.
+    pub protocol: u8,
 }
 
 impl Default for SimConfig {
@@ -128,6 +132,7 @@ impl Default for SimConfig {
             connect_timeout: None,
             scan_timeout: Duration::from_secs(2),
             unplug_for: Duration::from_millis(300),
+            protocol: PROTOCOL_VERSION,
         }
     }
 }
@@ -359,8 +364,12 @@ struct Mat<'a> {
     host_seq: SequenceTracker,
     /// Someone has the slave open.
     host_present: bool,
-    /// The host said `Hello` since it opened the port.
+    /// The host said `Hello` since it opened the port, in a version this
+    /// mat speaks.
     hello: bool,
+    /// The session's protocol version: the host's, or this mat's newest
+    /// while the host has not greeted it in a version it speaks.
+    protocol: u8,
     /// A scan went out since that `Hello`.
     scanned: bool,
     corrupt_in: u32,
@@ -408,6 +417,7 @@ impl<'a> Mat<'a> {
             host_seq: SequenceTracker::new(),
             host_present: false,
             hello: false,
+            protocol: cfg.protocol,
             scanned: false,
             in_scan: false,
             protect: false,
@@ -473,10 +483,17 @@ impl<'a> Mat<'a> {
             Some(s) => self.cells.insert((col, row), s),
             None => self.cells.remove(&(col, row)),
         };
-        self.send(MatMessage::CellChange {
-            cell: CellIndex::new(col, row),
-            state: state_of(top),
-        })
+        let cell = CellIndex::new(col, row);
+        let state = state_of(top, self.protocol);
+        self.send(MatMessage::CellChange { cell, state })?;
+        if state == CellState::Unreadable && top.is_some_and(|s| s.partner.is_some()) {
+            self.send(MatMessage::Error {
+                kind: ErrorKind::TwoTags,
+                cell: Some(cell),
+                detail: 0,
+            })?;
+        }
+        Ok(())
     }
 
     /// The mat is pulled out, the step's changes happen while it is away,
@@ -635,12 +652,20 @@ impl<'a> Mat<'a> {
 
     fn answer(&mut self, message: HostMessage) -> io::Result<()> {
         match message {
-            HostMessage::Hello { .. } => {
+            HostMessage::Hello { protocol } => {
                 self.report.hellos += 1;
-                self.hello = true;
+                // A host asking for a version this mat does not speak hears
+                // its newest, and is ignored until it greets in that one.
+                self.hello = (OLDEST_PROTOCOL_VERSION..=self.cfg.protocol).contains(&protocol);
+                self.protocol = if self.hello {
+                    protocol
+                } else {
+                    self.cfg.protocol
+                };
                 self.scanned = false;
                 self.send(self.hello_message())
             }
+            _ if !self.hello => Ok(()),
             HostMessage::RequestScan => self.scan(),
             HostMessage::SetLeds { leds } => {
                 for led in &leds {
@@ -675,7 +700,7 @@ impl<'a> Mat<'a> {
 
     fn hello_message(&self) -> MatMessage {
         MatMessage::Hello {
-            protocol: PROTOCOL_VERSION,
+            protocol: self.protocol,
             firmware: FIRMWARE,
             geometry: self.geometry,
             leds: true,
@@ -697,13 +722,20 @@ impl<'a> Mat<'a> {
         let mut first = 0u16;
         while first < total {
             let mut states = firmware_protocol::CellStates::new();
-            let end = total.min(first.saturating_add(MAX_SCAN_CELLS as u16));
-            for i in first..end {
-                let state = self.geometry.cell_at(i).map_or(CellState::Empty, |c| {
-                    state_of(self.cells.get(&(c.col, c.row)).copied())
+            let (mut end, mut bytes) = (first, 0);
+            while end < total && states.len() < MAX_SCAN_CELLS {
+                let state = self.geometry.cell_at(end).map_or(CellState::Empty, |c| {
+                    state_of(self.cells.get(&(c.col, c.row)).copied(), self.protocol)
                 });
-                // At most MAX_SCAN_CELLS: cannot fail.
+                // Pairs are longer: a chunk ends when the next state would
+                // not fit a frame.
+                bytes += state.wire_len();
+                if bytes > MAX_SCAN_STATE_BYTES {
+                    break;
+                }
+                // Fewer than MAX_SCAN_CELLS so far: cannot fail.
                 let _ = states.push(state);
+                end += 1;
             }
             self.send(MatMessage::ScanCells {
                 scan_id,
@@ -818,9 +850,24 @@ impl<'a> Mat<'a> {
     }
 }
 
-fn state_of(top: Option<Sensed>) -> CellState {
+/// A cell's state on the wire in a session of `protocol`: before version 2
+/// a throne pair is two tags the mat cannot report.
+fn state_of(top: Option<Sensed>, protocol: u8) -> CellState {
     match top {
         None => CellState::Empty,
+        Some(Sensed {
+            tag,
+            partner: Some(other),
+            ..
+        }) => {
+            if protocol >= 2 {
+                CellState::Pair {
+                    tags: [TagId(tag), TagId(other)],
+                }
+            } else {
+                CellState::Unreadable
+            }
+        }
         Some(s) => CellState::Card {
             tag: TagId(s.tag),
             face: if s.up { Face::Up } else { Face::Down },
@@ -1110,6 +1157,12 @@ mod tests {
                         tag,
                         face: Face::Up,
                     } => registry.card(tag.0).map_or(Token::Unreadable, Token::Up),
+                    CellState::Pair { tags: [a, b] } => {
+                        match (registry.card(a.0), registry.card(b.0)) {
+                            (Some(a), Some(b)) => Token::pair(a, b),
+                            _ => Token::Unreadable,
+                        }
+                    }
                 };
                 Some((Cell::new(i32::from(c), i32::from(r)).minus(offset), tok))
             })

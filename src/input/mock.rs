@@ -23,6 +23,14 @@
 //! - missed FLIP: `s` `s` only; missed SWAP: `space` at the piece, `space`
 //!   at the face-down card (the piece stacks on it, the origin is left
 //!   empty); a card out of order: `c` until it is shown, then `u`.
+//!
+//! **Chessboards** ([`MockTable::chessboard`], DoubleCross) hold one piece a
+//! square: a piece put down on another captures it. **Enochian boards**
+//! ([`MockTable::enochian`]) add throne pairs: a piece put down on a piece of
+//! its own team joins it (the cell reports [`Token::pair`]; the referee
+//! judges whether that join is legal), a piece put on a pair of the other
+//! team captures both, and `space` on a pair lifts one card — the partner
+//! first; `Tab` chooses the other.
 
 use std::collections::BTreeMap;
 
@@ -53,6 +61,9 @@ pub enum MockKey {
     Remove,
     /// Choose another card to place.
     CycleCard,
+    /// On an Enochian throne pair: choose which of the two cards
+    /// [`MockKey::PickPut`] and [`MockKey::Remove`] take.
+    OtherInCell,
     /// Put the held card back, else drop the mark, else go back to the next
     /// card.
     Cancel,
@@ -131,6 +142,31 @@ pub const CHESS_HELP: &[(&str, &str)] = &[
     ("Esc", "put the piece in hand back; else forget the choice"),
 ];
 
+/// The keys of an Enochian board ([`MockTable::enochian`]), for the help
+/// overlay.
+pub const ENOCHIAN_HELP: &[(&str, &str)] = &[
+    ("arrows hjkl", "move the cursor over the board"),
+    (
+        "space  p",
+        "pick up; put down (takes an enemy, joins its own team)",
+    ),
+    ("Tab", "on a throne pair: choose the card space lifts"),
+    (
+        "x  Del",
+        "take the piece here off (of a pair: the one space lifts)",
+    ),
+    (
+        "c",
+        "exchange the piece in hand or here: P→Q→R→B→N→P (promotion)",
+    ),
+    ("c (empty)", "choose the piece u puts down"),
+    (
+        "u  Enter",
+        "put down the piece taken off last (or the one chosen)",
+    ),
+    ("Esc", "put the piece in hand back; else forget the choice"),
+];
+
 /// A card on the virtual cloth or in hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MockCard {
@@ -153,20 +189,22 @@ impl MockCard {
         }
     }
 
-    /// The card from a token of a start table: `##` is a face-down card
-    /// whose face the mock does not know; `??` a face-up card it cannot read.
-    fn from_token(t: Token) -> MockCard {
+    /// The cards of a token of a start table, bottom first: `##` is a
+    /// face-down card whose face the mock does not know; `??` a face-up
+    /// card it cannot read; a throne pair is its king with the partner on
+    /// top (lifted first, as the partner usually leaves the throne).
+    fn from_token(t: Token) -> Vec<MockCard> {
         match t {
-            // The mock keeps one card a cell; a throne pair shows its king.
-            Token::Up(c) | Token::Pair(c, _) => MockCard::up(c),
-            Token::Down => MockCard {
+            Token::Up(c) => vec![MockCard::up(c)],
+            Token::Pair(a, b) => vec![MockCard::up(a), MockCard::up(b)],
+            Token::Down => vec![MockCard {
                 face: None,
                 up: false,
-            },
-            Token::Unreadable => MockCard {
+            }],
+            Token::Unreadable => vec![MockCard {
                 face: None,
                 up: true,
-            },
+            }],
         }
     }
 
@@ -226,6 +264,22 @@ pub struct MockTable {
     /// [`MockKey::CycleCard`] offers them first, then any other card, so a
     /// wrong card can still be tried.
     preferred: Vec<Card>,
+    /// An Enochian board: two pieces of one team may share a square.
+    pairs: bool,
+}
+
+/// The team of an Enochian army: Blue and Black are Air, Red and Yellow
+/// Earth (the other colours have none).
+fn team(c: Colour) -> Option<u8> {
+    match c {
+        Colour::Blue | Colour::Black => Some(0),
+        Colour::Red | Colour::Yellow => Some(1),
+        Colour::White => None,
+    }
+}
+
+fn same_team(a: Card, b: Card) -> bool {
+    team(a.colour).is_some() && team(a.colour) == team(b.colour)
 }
 
 /// The squares of a chessboard: columns and rows 0..8 (rank 8 on row 0).
@@ -252,7 +306,7 @@ impl MockTable {
         MockTable {
             stacks: start
                 .iter()
-                .map(|(c, t)| (c, vec![MockCard::from_token(t)]))
+                .map(|(c, t)| (c, MockCard::from_token(t)))
                 .collect(),
             cursor: start.cells().first().map_or(Cell::default(), |(c, _)| *c),
             held: None,
@@ -262,6 +316,7 @@ impl MockTable {
             chess: false,
             off: Vec::new(),
             preferred: Vec::new(),
+            pairs: false,
         }
     }
 
@@ -274,9 +329,52 @@ impl MockTable {
         m
     }
 
+    /// An Enochian board holding `start` (its throne pairs as two cards):
+    /// a chessboard whose pieces join those of their own team instead of
+    /// capturing them. The cursor on e2, before Blue's throne.
+    pub fn enochian(start: &Table) -> MockTable {
+        let mut m = MockTable::chessboard(start).with_colours(&[
+            Colour::Blue,
+            Colour::Red,
+            Colour::Black,
+            Colour::Yellow,
+        ]);
+        m.pairs = true;
+        m
+    }
+
+    /// The same kind of board, holding `start` and nothing else (a resumed
+    /// game: what lay in hand or beside the board is not journaled).
+    pub fn restarted(&self, start: &Table) -> MockTable {
+        let mut m = if self.pairs {
+            MockTable::enochian(start)
+        } else if self.chess {
+            MockTable::chessboard(start)
+        } else {
+            MockTable::new(start)
+        };
+        m.colours = self.colours.clone();
+        m
+    }
+
     /// Whether this is a chessboard (see [`MockTable::chessboard`]).
     pub fn is_chessboard(&self) -> bool {
         self.chess
+    }
+
+    /// Whether pieces of one team join as throne pairs (see
+    /// [`MockTable::enochian`]).
+    pub fn has_pairs(&self) -> bool {
+        self.pairs
+    }
+
+    /// On a throne pair, the card [`MockKey::PickPut`] would lift here and
+    /// the one that would stay.
+    pub fn pair_here(&self) -> Option<(Card, Card)> {
+        match self.stack(self.cursor) {
+            [stay, lift] if self.chess => Some((lift.face?, stay.face?)),
+            _ => None,
+        }
     }
 
     /// Chessboard mode: the pieces taken off the board, the last one last.
@@ -286,7 +384,13 @@ impl MockTable {
 
     /// The keys of this table, for the help overlay.
     pub fn help(&self) -> &'static [(&'static str, &'static str)] {
-        if self.chess { CHESS_HELP } else { HELP }
+        if self.pairs {
+            ENOCHIAN_HELP
+        } else if self.chess {
+            CHESS_HELP
+        } else {
+            HELP
+        }
     }
 
     /// Limits the cards [`MockKey::CycleCard`] offers to these colours (the
@@ -342,11 +446,18 @@ impl MockTable {
         self.held.is_none() && self.marked.is_none()
     }
 
-    /// The top tokens of every cell.
+    /// What a camera sees of every cell: the top card, or on a chessboard
+    /// both cards of a throne pair.
     pub fn table(&self) -> Table {
         self.stacks
             .iter()
-            .filter_map(|(&c, s)| Some((c, s.last()?.token())))
+            .filter_map(|(&c, s)| match s.as_slice() {
+                [a, b] if self.chess => match (a.token(), b.token()) {
+                    (Token::Up(a), Token::Up(b)) => Some((c, Token::pair(a, b))),
+                    (_, top) => Some((c, top)),
+                },
+                _ => Some((c, s.last()?.token())),
+            })
             .collect()
     }
 
@@ -457,6 +568,7 @@ impl MockTable {
                 self.chosen = self.cycle(next);
                 MockOutcome::Cursor
             }
+            MockKey::OtherInCell => nothing("Tab chooses a card of an Enochian throne pair"),
             MockKey::Cancel => {
                 if let Some((card, from)) = self.held.take() {
                     self.push(from, card);
@@ -488,6 +600,9 @@ impl MockTable {
                 };
                 // The piece comes from the box beside the board if it is
                 // there; otherwise from a spare set.
+                if let Err(why) = self.can_put(here, card) {
+                    return nothing(why);
+                }
                 if let Some(i) = self.off.iter().rposition(|&c| c == card) {
                     self.off.remove(i);
                 }
@@ -499,8 +614,14 @@ impl MockTable {
             MockKey::Swap => nothing(
                 "no swaps on a chessboard: pick the piece up (space) and put it down (space)",
             ),
-            MockKey::PickPut => match self.held.take() {
+            MockKey::PickPut => match self.held {
                 Some((card, _)) => {
+                    if let Some(face) = card.face
+                        && let Err(why) = self.can_put(here, face)
+                    {
+                        return nothing(why);
+                    }
+                    self.held = None;
                     self.put(here, card);
                     self.report()
                 }
@@ -518,6 +639,14 @@ impl MockTable {
                     self.report()
                 }
                 None => nothing("no piece here to take off"),
+            },
+            MockKey::OtherInCell => match self.stacks.get_mut(&here) {
+                Some(s) if s.len() == 2 => {
+                    // The table is the same: only which card comes up next.
+                    s.swap(0, 1);
+                    MockOutcome::Cursor
+                }
+                _ => nothing("Tab chooses a card of a throne pair: there is none here"),
             },
             MockKey::CycleCard => {
                 if let Some((card, from)) = self.held {
@@ -555,11 +684,29 @@ impl MockTable {
         }
     }
 
-    /// Chessboard mode: `card` stands on `cell` alone; a piece there is
-    /// captured and goes off the board.
+    /// Chessboard mode: whether `card` may be put down on `cell`. Only a
+    /// third card on a throne pair of its own team has nowhere to go.
+    fn can_put(&self, cell: Cell, card: Card) -> Result<(), &'static str> {
+        let stack = self.stack(cell);
+        let joins = |c: &MockCard| c.face.is_some_and(|f| same_team(f, card));
+        if self.pairs && stack.len() >= 2 && stack.iter().all(joins) {
+            return Err("two pieces at most share a throne: this pair is of the piece's own team");
+        }
+        Ok(())
+    }
+
+    /// Chessboard mode: `card` stands on `cell` alone, and what stood there
+    /// is captured and goes off the board; on an Enochian board a lone piece
+    /// of its own team stays, and the two make a throne pair.
     fn put(&mut self, cell: Cell, card: MockCard) {
-        if let Some(taken) = self.pop(cell) {
-            self.off.extend(taken.face());
+        let joins = match (self.stack(cell), card.face) {
+            ([one], Some(f)) => self.pairs && one.up && one.face.is_some_and(|o| same_team(o, f)),
+            _ => false,
+        };
+        if !joins {
+            while let Some(taken) = self.pop(cell) {
+                self.off.extend(taken.face());
+            }
         }
         self.push(cell, card);
     }
@@ -1272,6 +1419,153 @@ mod tests {
         assert_eq!(m.handle(PickPut, None), obs(".. wN\n.. bQ"));
         assert_eq!(m.stack(Cell::new(1, 0)).len(), 2);
         assert!(m.off_board().is_empty());
+    }
+
+    // The Enochian board: throne pairs.
+
+    const UK: Card = Card::new(Colour::Blue, Piece::King);
+    const UN: Card = Card::new(Colour::Blue, Piece::Knight);
+    const UB: Card = Card::new(Colour::Blue, Piece::Bishop);
+    const BB: Card = Card::new(Colour::Black, Piece::Bishop);
+    const RQ: Card = Card::new(Colour::Red, Piece::Queen);
+    const RR: Card = Card::new(Colour::Red, Piece::Rook);
+
+    fn sq_cell(square: &str) -> Cell {
+        let b = square.as_bytes();
+        Cell::new(i32::from(b[0] - b'a'), 8 - i32::from(b[1] - b'0'))
+    }
+
+    fn enochian(ranks: &[(u8, &str)], pairs: &[(&str, Token)]) -> MockTable {
+        let mut t = Table::parse_grid(&grid(ranks), Cell::default()).unwrap();
+        for (sq, tok) in pairs {
+            t.set(sq_cell(sq), Some(*tok));
+        }
+        MockTable::enochian(&t)
+    }
+
+    fn token_at(m: &MockTable, square: &str) -> Option<Token> {
+        m.table().get(sq_cell(square))
+    }
+
+    #[test]
+    fn a_start_pair_is_two_cards_and_reports_as_a_pair() {
+        let m = enochian(&[], &[("e1", Token::pair(UN, UK))]);
+        assert!(m.has_pairs() && m.is_chessboard());
+        assert_eq!(m.help(), ENOCHIAN_HELP);
+        let e1 = sq_cell("e1");
+        assert_eq!(m.stack(e1), &[MockCard::up(UK), MockCard::up(UN)]);
+        assert_eq!(token_at(&m, "e1"), Some(Token::Pair(UK, UN)));
+    }
+
+    #[test]
+    fn a_piece_put_on_its_own_team_joins_it_as_a_pair() {
+        // Own army: the bishop onto its king's throne.
+        let mut m = enochian(&[(1, ".. .. .. uB uK .. .. ..")], &[]);
+        go(&mut m, "d1");
+        assert_eq!(m.handle(PickPut, None), MockOutcome::Busy);
+        go(&mut m, "e1");
+        let MockOutcome::Table(Observation::Table(t)) = m.handle(PickPut, None) else {
+            panic!("a settled table")
+        };
+        assert_eq!(t.get(sq_cell("e1")), Some(Token::Pair(UK, UB)));
+        assert!(m.off_board().is_empty(), "nothing captured");
+        // The ally's piece joins too (the referee judges whether it may).
+        let mut m = enochian(&[(1, ".. .. .. bB uK .. .. ..")], &[]);
+        go(&mut m, "d1");
+        m.handle(PickPut, None);
+        go(&mut m, "e1");
+        m.handle(PickPut, None);
+        assert_eq!(token_at(&m, "e1"), Some(Token::Pair(UK, BB)));
+        // A third piece of the team has no room.
+        let mut m = enochian(
+            &[(1, ".. .. .. uB .. .. .. ..")],
+            &[("e1", Token::pair(UK, UN))],
+        );
+        go(&mut m, "d1");
+        m.handle(PickPut, None);
+        go(&mut m, "e1");
+        assert!(
+            matches!(m.handle(PickPut, None), MockOutcome::Nothing(w) if w.contains("two pieces"))
+        );
+        assert!(m.held().is_some(), "the bishop stays in hand");
+    }
+
+    #[test]
+    fn lifting_one_card_of_a_pair_leaves_the_other() {
+        let mut m = enochian(&[], &[("e1", Token::pair(UK, UN))]);
+        go(&mut m, "e1");
+        assert_eq!(m.pair_here(), Some((UN, UK)), "the partner comes first");
+        // The knight leaves: the king stays alone.
+        m.handle(PickPut, None);
+        assert_eq!(m.held().map(|(c, _)| c.face()), Some(Some(UN)));
+        go(&mut m, "f3");
+        m.handle(PickPut, None);
+        assert_eq!(token_at(&m, "e1"), Some(Token::Up(UK)));
+        assert_eq!(token_at(&m, "f3"), Some(Token::Up(UN)));
+        // Tab chooses the king instead; the table does not change.
+        let mut m = enochian(&[], &[("e1", Token::pair(UK, UN))]);
+        go(&mut m, "e1");
+        assert_eq!(m.handle(OtherInCell, None), MockOutcome::Cursor);
+        assert_eq!(m.pair_here(), Some((UK, UN)));
+        m.handle(PickPut, None);
+        assert_eq!(m.held().map(|(c, _)| c.face()), Some(Some(UK)));
+        go(&mut m, "e2");
+        m.handle(PickPut, None);
+        assert_eq!(token_at(&m, "e1"), Some(Token::Up(UN)));
+        assert_eq!(token_at(&m, "e2"), Some(Token::Up(UK)));
+        // And the king comes back: the pair again.
+        m.handle(PickPut, None);
+        go(&mut m, "e1");
+        m.handle(PickPut, None);
+        assert_eq!(token_at(&m, "e1"), Some(Token::Pair(UK, UN)));
+        // x takes one card off, the one Tab chose.
+        assert_eq!(m.pair_here(), Some((UK, UN)));
+        m.handle(Remove, None);
+        assert_eq!(token_at(&m, "e1"), Some(Token::Up(UN)));
+        assert_eq!(m.off_board(), &[UK]);
+        assert!(matches!(
+            m.handle(OtherInCell, None),
+            MockOutcome::Nothing(_)
+        ));
+    }
+
+    #[test]
+    fn capturing_a_pair_removes_both() {
+        let mut m = enochian(
+            &[(4, ".. .. .. .. rR .. .. ..")],
+            &[("e1", Token::pair(UK, UN))],
+        );
+        go(&mut m, "e4");
+        m.handle(PickPut, None);
+        go(&mut m, "e1");
+        m.handle(PickPut, None);
+        assert_eq!(token_at(&m, "e1"), Some(Token::Up(RR)));
+        assert_eq!(m.stack(m.cursor()).len(), 1);
+        assert_eq!(m.off_board(), &[UN, UK]);
+        // An enemy on a lone piece captures it, as on any chessboard.
+        let mut m = enochian(&[(3, ".. .. rQ uB .. .. .. ..")], &[]);
+        go(&mut m, "c3");
+        m.handle(PickPut, None);
+        go(&mut m, "d3");
+        m.handle(PickPut, None);
+        assert_eq!(token_at(&m, "d3"), Some(Token::Up(RQ)));
+        assert_eq!(m.off_board(), &[UB]);
+    }
+
+    #[test]
+    fn a_doublecross_board_never_pairs() {
+        let mut m = board(&grid(&[(1, ".. .. .. wQ wK .. .. ..")]));
+        assert!(!m.has_pairs());
+        go(&mut m, "d1");
+        m.handle(PickPut, None);
+        go(&mut m, "e1");
+        m.handle(PickPut, None);
+        assert_eq!(top_at(&m, "e1"), Some(WQ));
+        assert_eq!(m.off_board(), &[WK]);
+        assert!(matches!(
+            m.handle(OtherInCell, None),
+            MockOutcome::Nothing(_)
+        ));
     }
 
     /// The mock board driven by keys against a DoubleCross referee: draws

@@ -156,7 +156,9 @@ impl BoardView<'_> {
                 "??".to_string(),
                 Style::new().fg(Color::Black).bg(Color::Yellow),
             ),
-            Some(Token::Up(card) | Token::Pair(card, _)) => (card.to_string(), card_style(card.colour)),
+            Some(Token::Up(card) | Token::Pair(card, _)) => {
+                (card.to_string(), card_style(card.colour))
+            }
         };
         // The symbol beside the token says what colour alone would say.
         let mark = if flagged {

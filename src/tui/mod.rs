@@ -4,8 +4,9 @@
 //! the mock device, a live device).
 //!
 //! Games that take inputs beside the table (DoubleCross: draws, calls of
-//! check, Save King) get them from keys when the input cannot read them: a
-//! random draw or a chosen one, and the calls the game offers
+//! check, Save King; Enochian Chess: the divination die, exchanges,
+//! withdrawals, draws agreed) get them from keys when the input cannot read
+//! them: a random draw or roll, a chosen one, and the calls the game offers
 //! ([`AnyReferee::offered_inputs`]).
 //!
 //! [`App`] is all the state; the `view` module draws it (a function of the state, so
@@ -95,8 +96,13 @@ pub struct App {
     inputs: bool,
     /// The game is played on a fixed chessboard: cells are named as squares.
     chessboard: bool,
+    /// A game of four armies (Enochian Chess): its own keys.
+    armies: bool,
     /// The draw chooser, while open.
     chooser: Option<DrawChooser>,
+    /// Enochian: the diagonal networks shown on the board and listed in
+    /// the panel (the `w` key).
+    networks: bool,
     /// The mock device's random draws: seeded, so that a test (or
     /// `--seed`) draws the same cards again.
     rng: StdRng,
@@ -113,6 +119,26 @@ pub const INPUT_HELP: &[(&str, &str)] = &[
     ("K", "play Save King (its holder, his King just captured)"),
     ("D", "decline Save King"),
 ];
+
+/// The keys of Enochian Chess's inputs beside the board.
+pub const ENOCHIAN_INPUT_HELP: &[(&str, &str)] = &[
+    (
+        "r  1 … 6",
+        "roll the die at random (mock); type what a real die shows",
+    ),
+    (
+        "E  A  X",
+        "exchange of prisoners: propose, accept, refuse (EN-XCH)",
+    ),
+    (
+        "W  =",
+        "withdraw the army to move (EN-WDR); agree to a draw",
+    ),
+];
+
+/// The view's own key for Enochian Chess, with any input.
+pub const NETWORKS_HELP: (&str, &str) =
+    ("w", "show the networks: Aries light, Cancer dark squares");
 
 impl App {
     pub fn new(
@@ -150,15 +176,21 @@ impl App {
             leds: LedState::default(),
             inputs: false,
             chessboard: false,
+            armies: false,
             chooser: None,
+            networks: false,
             rng: StdRng::seed_from_u64(DEFAULT_SEED),
         }
         .with_inputs()
     }
 
     fn with_inputs(mut self) -> App {
-        self.inputs = !self.referee.offered_inputs().is_empty();
-        self.chessboard = self.referee.panel().chessboard;
+        let panel = self.referee.panel();
+        self.chessboard = panel.chessboard;
+        self.armies = panel.armies.is_some();
+        // Enochian calls come and go during the game (none may be open at
+        // the start): its keys are always there, and say why when idle.
+        self.inputs = !self.referee.offered_inputs().is_empty() || self.armies;
         self
     }
 
@@ -201,16 +233,7 @@ impl App {
         if let (Source::Mock(m), Some(t)) = (&mut self.source, &self.observed) {
             // The stacks under the top cards are not journaled: the mock
             // starts again from the cards that show.
-            let colours: Vec<_> = self
-                .players
-                .iter()
-                .filter_map(|p| crate::table::Colour::from_name(p))
-                .collect();
-            *m = if m.is_chessboard() {
-                MockTable::chessboard(t)
-            } else {
-                MockTable::new(t).with_colours(&colours)
-            };
+            *m = m.restarted(t);
         }
     }
 
@@ -401,6 +424,14 @@ impl App {
         }
         match key.code {
             KeyCode::Char('?') => self.help = true,
+            KeyCode::Char('w') if self.armies => {
+                self.networks = !self.networks;
+                self.hint = Some(if self.networks {
+                    "Networks: A Aries, C Cancer (w: off)".into()
+                } else {
+                    "Networks off".into()
+                });
+            }
             KeyCode::Char('q') => {
                 if self.in_progress() {
                     self.confirm_quit = true;
@@ -457,6 +488,9 @@ impl App {
     /// them. A script brings its own draws and calls, so it has no such
     /// keys.
     fn input_key(&mut self, c: char) -> bool {
+        if self.armies {
+            return self.army_key(c);
+        }
         let offered = self.referee.offered_inputs();
         let holding = matches!(&self.source, Source::Mock(m) if m.held().is_some());
         match c {
@@ -502,6 +536,106 @@ impl App {
             _ => return false,
         }
         true
+    }
+
+    /// The keys of [`ENOCHIAN_INPUT_HELP`]. False if `c` is none of them.
+    fn army_key(&mut self, c: char) -> bool {
+        if !matches!(c, 'r' | '1'..='6' | 'E' | 'A' | 'X' | 'W' | '=') {
+            return false;
+        }
+        if matches!(&self.source, Source::Mock(m) if m.held().is_some()) {
+            // A roll or a call belongs between moves, not in the middle of one.
+            self.hint = Some("Put the piece in hand down first (space, or Esc)".into());
+            return true;
+        }
+        let offered = self.referee.offered_inputs();
+        let rolls: Vec<u8> = offered
+            .iter()
+            .filter_map(|o| match o {
+                Observation::Roll(n) => Some(*n),
+                _ => None,
+            })
+            .collect();
+        match c {
+            'r' | '1'..='6' if rolls.is_empty() => self.hint = Some(self.no_roll_why()),
+            'r' if matches!(self.source, Source::Mock(_)) => {
+                let n = rolls[self.rng.random_range(0..rolls.len())];
+                self.observe(Observation::Roll(n));
+            }
+            // A real die: the players say what it shows.
+            'r' => self.hint = Some("Roll the die, then type what it shows: 1 to 6".into()),
+            d => {
+                let n = d as u8 - b'0';
+                if rolls.contains(&n) {
+                    self.observe(Observation::Roll(n));
+                } else {
+                    self.hint = Some(format!("The die cannot show {n} now"));
+                }
+            }
+        }
+        if matches!(c, 'r' | '1'..='6') {
+            return true;
+        }
+        let offered = &offered;
+        match c {
+            'E' => self.call(
+                offered,
+                "propose-exchange",
+                "No exchange to propose: each side must hold the king of the other's ally, and the later captor proposes (EN-XCH-1)",
+            ),
+            'A' => self.call(
+                offered,
+                "accept-exchange",
+                "No exchange proposed: nothing to accept (EN-XCH-1)",
+            ),
+            'X' => self.call(
+                offered,
+                "refuse-exchange",
+                "No exchange proposed: nothing to refuse (EN-XCH-1)",
+            ),
+            'W' => {
+                // Any army may withdraw (EN-WDR-2), but one keyboard serves
+                // the whole table: the key speaks for the army to move.
+                let mover = self
+                    .referee
+                    .panel()
+                    .armies
+                    .and_then(|a| a.armies.into_iter().find(|a| a.to_move))
+                    .map(|a| a.colour.name().to_string());
+                let mine: Vec<Observation> = offered
+                    .iter()
+                    .filter(|o| matches!(o, Observation::Call { by, .. } if *by == mover))
+                    .cloned()
+                    .collect();
+                self.call(
+                    &mine,
+                    "withdraw",
+                    "No withdrawal now: only in four-player games, by the army to move (EN-WDR)",
+                )
+            }
+            _ => self.call(
+                offered,
+                "agree-draw",
+                "No draw to agree: only once a stalemate has lasted a full round (EN-END-2)",
+            ),
+        }
+        true
+    }
+
+    fn no_roll_why(&self) -> String {
+        let panel = self.referee.panel();
+        let die = panel.armies.and_then(|a| a.die);
+        match die {
+            _ if self.referee.is_over() => "The game is over: no more rolls".into(),
+            None => "No die: this game is played without divination (EN-DIV)".into(),
+            Some(d) => match (d.roll, d.needs) {
+                (Some(n), Some(needs)) => {
+                    format!("The die is rolled ({n}: {needs}): move that piece")
+                }
+                (Some(n), None) => format!("The die is rolled ({n}): move"),
+                _ => "No roll now: the game waits for something else (see the panel)".into(),
+            },
+        }
     }
 
     fn call(&mut self, offered: &[Observation], call: &str, why_not: &str) {
@@ -567,6 +701,7 @@ fn mock_key(key: KeyEvent) -> Option<MockKey> {
         KeyCode::Enter => MockKey::PlaceUp,
         KeyCode::Delete => MockKey::Remove,
         KeyCode::Esc => MockKey::Cancel,
+        KeyCode::Tab | KeyCode::BackTab => MockKey::OtherInCell,
         KeyCode::Char(c) => return MockKey::from_char(c),
         _ => return None,
     })

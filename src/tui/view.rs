@@ -7,12 +7,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use super::board::{BoardView, card_style};
-use super::chessboard::ChessboardView;
+use super::chessboard::{ChessboardView, chip_style};
 use super::{App, Banner, Health, Source};
 use crate::event::{EventBody, FlagKind};
-use crate::games::Panel;
+use crate::games::{ArmiesPanel, Panel};
 use crate::observation::Observation;
-use crate::table::Colour;
+use crate::table::{Colour, Piece, Table};
 
 pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
@@ -23,7 +23,29 @@ pub fn draw(app: &App, frame: &mut Frame) {
 
     let panel = app.referee.panel();
     draw_board(app, &panel, frame, left);
-    let mut game_lines = panel.chessboard.then(|| game_lines(app, &panel));
+    let mut game_lines = match &panel.armies {
+        Some(armies) => {
+            let table = board_table(app);
+            // The flags and three rows of log keep their room.
+            let budget = (right.height / 2).max(right.height.saturating_sub(8)).min(
+                right
+                    .height
+                    .saturating_sub(flags_height(app, right.width) + 3),
+            );
+            let full = army_lines(&panel, armies, &table, app.networks, true);
+            // Short of rows: the counts and the options echoed go first.
+            Some(if wrapped_height(&full, right.width) <= budget {
+                full
+            } else {
+                army_lines(&panel, armies, &table, app.networks, false)
+            })
+        }
+        None => panel.chessboard.then(|| game_lines(app, &panel)),
+    };
+    let game_title = match &panel.armies {
+        Some(a) => format!(" Armies · {} ", a.mode),
+        None => " Game ".to_string(),
+    };
     let players_h = match &mut game_lines {
         Some(lines) => {
             let room = right.height / 2;
@@ -46,7 +68,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Some(lines) => frame.render_widget(
             Paragraph::new(lines)
                 .wrap(Wrap { trim: false })
-                .block(Block::bordered().title(" Game ")),
+                .block(Block::bordered().title(game_title)),
             players,
         ),
         None => draw_players(&panel, frame, players),
@@ -90,14 +112,16 @@ fn colour_style(c: Colour) -> Style {
 }
 
 fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
-    let mut title = format!(
-        " arbiter · {} · {} ",
-        game_title(&app.game),
+    // Four armies play as two teams: the teams face each other.
+    let players = if panel.armies.is_some() {
+        "Air vs Earth".to_string()
+    } else {
         app.players.join(" vs ")
-    );
+    };
+    let mut title = format!(" arbiter · {} · {players} ", game_title(&app.game));
     if title.chars().count() + 2 > area.width as usize {
         // A narrow board keeps what tells the game apart.
-        title = format!(" {} · {} ", game_title(&app.game), app.players.join(" vs "));
+        title = format!(" {} · {players} ", game_title(&app.game));
     }
     let block = Block::bordered().title(title.bold());
     let inner = block.inner(area);
@@ -135,6 +159,10 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             }
             _ => (table, marked),
         };
+        let (thrones, frozen) = match &panel.armies {
+            Some(a) => (a.thrones.as_slice(), a.frozen_cells.as_slice()),
+            None => (&[][..], &[][..]),
+        };
         frame.render_widget(
             ChessboardView {
                 table,
@@ -143,6 +171,9 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
                 attackers: &attackers,
                 cursor,
                 marked,
+                thrones,
+                frozen,
+                networks: app.networks && panel.armies.is_some(),
             },
             inner,
         );
@@ -172,11 +203,200 @@ fn game_title(name: &str) -> &str {
     }
 }
 
+/// The table the board shows: the mock's as it is now, else the last
+/// one seen, else the one the game expects.
+fn board_table(app: &App) -> Table {
+    match &app.source {
+        Source::Mock(m) if app.chessboard => m.table(),
+        _ => app
+            .observed
+            .clone()
+            .unwrap_or_else(|| app.referee.expected_table().clone()),
+    }
+}
+
+/// The panel of a game of four armies (Enochian Chess): who moves and
+/// the game's notes, each army in turn order (element, team, who moves it,
+/// what holds it back, the kings it holds), the die, and on request the
+/// networks of the queens and bishops on `table`. Without `details`, the
+/// armies' own notes (counts of pieces) and the options are left out.
+pub(super) fn army_lines(
+    panel: &Panel,
+    armies: &ArmiesPanel,
+    table: &Table,
+    networks: bool,
+    details: bool,
+) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = Vec::new();
+    if let Some(r) = &panel.result {
+        lines.push(Line::styled(
+            format!(" Result: {r}"),
+            Style::new().fg(Color::Black).bg(Color::Green).bold(),
+        ));
+    }
+    // The game's notes first (who moves, a roll awaited, a card swap
+    // owed, an exchange proposed); the options echoed last, as the title
+    // and the die already show them.
+    let (options, notes): (Vec<&String>, Vec<&String>) =
+        panel.notes.iter().partition(|n| n.starts_with("Options:"));
+    for (i, n) in notes.into_iter().enumerate() {
+        let line = Line::from(format!(" {n}"));
+        lines.push(if i == 0 { line.bold() } else { line });
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from("   Army    Element Team  Moved by").dim());
+    for a in &armies.armies {
+        // Its own player, or in a two-player game its team's.
+        let own = a.controller == a.colour.name() || a.controller.eq_ignore_ascii_case(&a.team);
+        let mut row = vec![
+            Span::raw(if a.to_move { " ▶ " } else { "   " }).bold(),
+            Span::styled(format!("{:<6}", a.colour.title()), chip_style(a.colour)),
+            Span::raw(format!("  {:<7} {:<5} ", a.element, a.team)),
+            if own {
+                Span::raw(a.controller.clone())
+            } else {
+                // Moved by another's hand (seized, annexed, two players):
+                // it stands out.
+                Span::raw(a.controller.clone()).bold().reversed()
+            },
+        ];
+        if a.to_move {
+            row[2] = row[2].clone().bold();
+        }
+        lines.push(Line::from(row));
+        let mut facts: Vec<Span> = Vec::new();
+        let chip = |text: &str, bg: Color| {
+            Span::styled(
+                format!(" {text} "),
+                Style::new().fg(Color::Black).bg(bg).bold(),
+            )
+        };
+        if a.in_check {
+            facts.push(chip("IN CHECK", Color::Yellow));
+        }
+        if a.frozen {
+            facts.push(chip("FROZEN", Color::Indexed(248)));
+        }
+        if a.stalemated {
+            facts.push(chip("STALEMATED", Color::Indexed(180)));
+        }
+        if a.withdrawn {
+            facts.push(Span::raw("withdrawn").italic());
+        }
+        if a.king_off && !a.frozen {
+            facts.push(Span::raw("king off the board").italic());
+        }
+        if !a.prisoners.is_empty() {
+            let kings: Vec<String> = a.prisoners.iter().map(|c| c.to_string()).collect();
+            facts.push(Span::raw(format!("holds {}", kings.join(" "))));
+        }
+        if details {
+            facts.extend(a.notes.iter().map(|n| Span::raw(n.clone()).dim()));
+        }
+        if !facts.is_empty() {
+            let mut second = vec![Span::raw("     ")];
+            for (k, f) in facts.into_iter().enumerate() {
+                if k > 0 {
+                    second.push(Span::raw(" · ").dim());
+                }
+                second.push(f);
+            }
+            lines.push(Line::from(second));
+        }
+    }
+    if let Some(die) = &armies.die {
+        lines.push(Line::from(""));
+        let mut row = vec![Span::raw(" Die  ").bold()];
+        match die.roll {
+            Some(n) => {
+                row.push(Span::styled(
+                    format!(" {n} "),
+                    Style::new().fg(Color::Black).bg(Color::White).bold(),
+                ));
+                if let Some(needs) = &die.needs {
+                    row.push(Span::raw(format!(" {needs}")));
+                }
+            }
+            None => row.push(Span::raw("not rolled yet").italic()),
+        }
+        row.push(
+            Span::raw(format!(
+                " · re-rolls {}/{}",
+                die.rerolls_used, die.rerolls_max
+            ))
+            .dim(),
+        );
+        lines.push(Line::from(row));
+    }
+    if networks {
+        lines.push(Line::from(""));
+        lines.extend(network_lines(table));
+    }
+    if details && !options.is_empty() {
+        lines.push(Line::from(""));
+        lines.extend(
+            options
+                .into_iter()
+                .map(|o| Line::from(format!(" {o}")).dim()),
+        );
+    }
+    lines
+}
+
+/// Each queen and bishop on the table by network (EN-NET): Aries the
+/// light squares, Cancer the dark ones; army by army in turn order.
+fn network_lines(table: &Table) -> Vec<Line<'static>> {
+    const ORDER: [Colour; 4] = [Colour::Blue, Colour::Red, Colour::Black, Colour::Yellow];
+    let mut pieces: Vec<(bool, usize, Piece, String)> = Vec::new();
+    for (cell, token) in table.iter() {
+        for card in token.cards() {
+            if !matches!(card.piece, Piece::Queen | Piece::Bishop) {
+                continue;
+            }
+            // a8 (col 0, row 0) is light: Aries.
+            let cancer = (cell.col + cell.row) % 2 == 1;
+            let army = ORDER.iter().position(|&c| c == card.colour).unwrap_or(4);
+            let name = format!("{card} {}", cell.square().unwrap_or_default());
+            pieces.push((cancer, army, card.piece, name));
+        }
+    }
+    pieces.sort();
+    let list = |cancer: bool| {
+        let names: Vec<&str> = pieces
+            .iter()
+            .filter(|p| p.0 == cancer)
+            .map(|p| p.3.as_str())
+            .collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(" ")
+        }
+    };
+    vec![
+        Line::from(" Networks: Aries light, Cancer dark").italic(),
+        Line::from(vec![Span::raw(" Aries  ").bold(), Span::raw(list(false))]),
+        Line::from(vec![Span::raw(" Cancer ").bold(), Span::raw(list(true))]),
+    ]
+}
+
 /// The rows a paragraph of `lines` takes in a bordered box `width` wide.
 fn wrapped_height(lines: &[Line], width: u16) -> u16 {
     let inner = width.saturating_sub(2).max(1) as usize;
-    let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+    let rows: usize = lines.iter().map(|l| line_rows(l, inner)).sum();
     rows as u16 + 2
+}
+
+/// The rows one line takes wrapped in `inner` columns. Wrapped at words, a
+/// word that does not fit starts a row, so counting characters can fall
+/// short (the end of a flag's message was cut); the larger count is kept.
+fn line_rows(line: &Line, inner: usize) -> usize {
+    let by_chars = line.width().div_ceil(inner).max(1);
+    if line.width() <= inner {
+        return by_chars;
+    }
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    wrap_words(text.trim(), inner).len().max(by_chars)
 }
 
 /// The panel of a game on a chessboard played with cards (DoubleCross):
@@ -463,10 +683,7 @@ fn flag_lines(app: &App) -> Vec<Line<'static>> {
 
 fn flags_height(app: &App, width: u16) -> u16 {
     let inner = width.saturating_sub(2).max(1) as usize;
-    let rows: usize = flag_lines(app)
-        .iter()
-        .map(|l| l.width().div_ceil(inner).max(1))
-        .sum();
+    let rows: usize = flag_lines(app).iter().map(|l| line_rows(l, inner)).sum();
     (rows as u16 + 2).clamp(3, 14)
 }
 
@@ -541,8 +758,14 @@ fn draw_log(app: &App, frame: &mut Frame, area: Rect) {
         } else {
             vec![text.to_string()]
         };
+        let mut rows = rows;
         if used + rows.len() > rows_room {
-            break;
+            if used > 0 || rows_room == 0 {
+                break;
+            }
+            // The newest event alone is too long: its beginning, rather
+            // than an empty log.
+            rows.truncate(rows_room);
         }
         used += rows.len();
         lines.extend(rows.into_iter().rev().map(|r| Line::styled(r, style)));
@@ -597,6 +820,10 @@ fn draw_status(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
                     card.token(),
                     from.square().unwrap_or_default()
                 ),
+                None if m.pair_here().is_some() => {
+                    let (lift, stay) = m.pair_here().expect("just seen");
+                    format!("mock board {at} · space lifts {lift} (Tab: {stay})")
+                }
                 None => match m.card_to_place(None) {
                     Some(c) => format!("mock board {at} · u puts {c}"),
                     None => format!("mock board {at}"),
@@ -638,6 +865,9 @@ fn input_hint(app: &App, panel: &Panel) -> Option<&'static str> {
     if !app.inputs || matches!(app.source, Source::Script(_)) || panel.result.is_some() {
         return None;
     }
+    if app.armies {
+        return Some(army_hint(app));
+    }
     let offered = app.referee.offered_inputs();
     let offers = |call: &str| {
         offered
@@ -666,6 +896,38 @@ fn input_hint(app: &App, panel: &Panel) -> Option<&'static str> {
     } else {
         "n: say the card drawn  !: check"
     })
+}
+
+/// [`input_hint`] for Enochian Chess: what the game waits for first.
+fn army_hint(app: &App) -> &'static str {
+    let offered = app.referee.offered_inputs();
+    let offers = |call: &str| {
+        offered
+            .iter()
+            .any(|o| matches!(o, Observation::Call { call: c, .. } if c == call))
+    };
+    let rolls = offered.iter().any(|o| matches!(o, Observation::Roll(_)));
+    let (mock, holding) = match &app.source {
+        Source::Mock(m) => (true, m.held().is_some()),
+        _ => (false, false),
+    };
+    if holding {
+        "space: put down  Esc: put back"
+    } else if offers("accept-exchange") {
+        "A: accept the exchange  X: refuse"
+    } else if rolls && mock {
+        "r: roll the die"
+    } else if rolls {
+        "1-6: what the die shows"
+    } else if offers("propose-exchange") {
+        "E: propose an exchange"
+    } else if offers("agree-draw") {
+        "=: agree to a draw"
+    } else if mock {
+        "space: pick up  w: networks"
+    } else {
+        "w: networks"
+    }
 }
 
 fn popup(area: Rect, w: u16, h: u16) -> Rect {
@@ -703,7 +965,13 @@ fn draw_help(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             m.help().to_vec(),
         )),
     }
-    if app.inputs && !matches!(app.source, Source::Script(_)) {
+    if app.armies {
+        let mut ks = vec![super::NETWORKS_HELP];
+        if !matches!(app.source, Source::Script(_)) {
+            ks.extend(super::ENOCHIAN_INPUT_HELP);
+        }
+        keys.push(("The die, calls and the networks", ks));
+    } else if app.inputs && !matches!(app.source, Source::Script(_)) {
         keys.push(("Draws and calls", super::INPUT_HELP.to_vec()));
     }
     let mut legend = vec![
@@ -711,7 +979,26 @@ fn draw_help(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
         ("> bold", "the last action"),
         ("+ purple", "a piece giving check"),
     ];
-    if panel.chessboard {
+    if panel.armies.is_some() {
+        legend.push(("*", "the square of the piece in hand"));
+        legend.push((
+            "uK rQ bB yP",
+            "Blue Red Black Yellow: army letter, then the piece",
+        ));
+        legend.push((
+            "uK+N",
+            "a throne pair, king first (narrow squares: partner below)",
+        ));
+        legend.push(("u (corner)", "a throne: its army's letter, bottom-left"));
+        legend.push((
+            "grey chip",
+            "a frozen piece: no move, no capture, not taken",
+        ));
+        legend.push((
+            "A  C",
+            "with w: the network, Aries (light) or Cancer (dark)",
+        ));
+    } else if panel.chessboard {
         legend.push(("*", "the square of the piece in hand"));
         legend.push((
             "░░",
@@ -745,8 +1032,12 @@ fn draw_help(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
     }
     let mut with_legend = lines.clone();
     section(&mut with_legend, "On the board", &legend);
-    // A short window keeps the keys; the legend of marks goes first.
+    // A short window keeps the keys; the introduction goes first, then the
+    // legend of marks.
     if with_legend.len() as u16 + 2 <= area.height {
+        lines = with_legend;
+    } else if with_legend.len() as u16 <= area.height {
+        with_legend.drain(..2);
         lines = with_legend;
     } else if lines.len() as u16 + 2 > area.height {
         lines.drain(..2);
@@ -815,4 +1106,238 @@ fn draw_confirm(frame: &mut Frame, area: Rect) {
         .block(Block::bordered().title(" Quit ")),
         r,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    //! The four-army panel and board on a stand-in game: the view is a
+    //! function of the `Panel`, whatever game fills it.
+
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    use super::*;
+    use crate::games::{ArmyPanel, DiePanel, Game, Verdict};
+    use crate::input::mock::MockTable;
+    use crate::referee::Referee;
+    use crate::table::{Card, Cell, Change, Token};
+    use crate::tui::Source;
+
+    /// A game that only shows: its table and panel are given.
+    #[derive(Clone, Debug)]
+    struct Shown {
+        table: Table,
+        panel: Panel,
+        offered: Vec<Observation>,
+    }
+
+    impl Game for Shown {
+        fn name(&self) -> &'static str {
+            "enochian"
+        }
+        fn players(&self) -> Vec<String> {
+            ["blue", "red", "black", "yellow"]
+                .map(String::from)
+                .to_vec()
+        }
+        fn table(&self) -> Table {
+            self.table.clone()
+        }
+        fn translation_free(&self) -> bool {
+            false
+        }
+        fn judge(&self, changes: &[Change]) -> Verdict<Self> {
+            Verdict::Flag(crate::games::unexplained(changes, "EN-IO-1", "shown only"))
+        }
+        fn is_over(&self) -> bool {
+            false
+        }
+        fn panel(&self) -> Panel {
+            self.panel.clone()
+        }
+        fn offered_inputs(&self) -> Vec<Observation> {
+            self.offered.clone()
+        }
+    }
+
+    fn sq(square: &str) -> Cell {
+        let b = square.as_bytes();
+        Cell::new(i32::from(b[0] - b'a'), 8 - i32::from(b[1] - b'0'))
+    }
+
+    /// The EN-ARR-1 array, by hand.
+    fn array() -> Table {
+        let grid = "\
+.. .. bR bK bB bQ .. ..
+.. .. bP bP bP bP .. ..
+yQ yP .. .. .. .. rP rR
+yB yP .. .. .. .. rP rK
+yK yP .. .. .. .. rP rB
+yR yP .. .. .. .. rP rQ
+.. .. uP uP uP uP .. ..
+.. .. uQ uB uK uR .. ..";
+        let mut t = Table::parse_grid(grid, Cell::default()).unwrap();
+        let card = |s: &str| match Token::parse(s) {
+            Ok(Some(Token::Up(c))) => c,
+            _ => unreachable!(),
+        };
+        for (at, k, n) in [
+            ("e1", "uK", "uN"),
+            ("h5", "rK", "rN"),
+            ("d8", "bK", "bN"),
+            ("a4", "yK", "yN"),
+        ] {
+            t.set(sq(at), Some(Token::pair(card(k), card(n))));
+        }
+        t
+    }
+
+    fn army(c: Colour, element: &str, team: &str) -> ArmyPanel {
+        ArmyPanel {
+            colour: c,
+            element: element.into(),
+            team: team.into(),
+            controller: c.name().into(),
+            to_move: false,
+            frozen: false,
+            withdrawn: false,
+            in_check: false,
+            stalemated: false,
+            king_off: false,
+            prisoners: vec![],
+            notes: vec![],
+        }
+    }
+
+    fn panel(die: Option<DiePanel>) -> Panel {
+        let mut armies = vec![
+            army(Colour::Blue, "Air", "Air"),
+            army(Colour::Red, "Fire", "Earth"),
+            army(Colour::Black, "Water", "Air"),
+            army(Colour::Yellow, "Earth", "Earth"),
+        ];
+        armies[0].to_move = true;
+        let thrones = [
+            ("d1", Colour::Blue),
+            ("e1", Colour::Blue),
+            ("h4", Colour::Red),
+            ("h5", Colour::Red),
+            ("d8", Colour::Black),
+            ("e8", Colour::Black),
+            ("a4", Colour::Yellow),
+            ("a5", Colour::Yellow),
+        ]
+        .map(|(s, c)| (sq(s), c))
+        .to_vec();
+        Panel {
+            chessboard: true,
+            armies: Some(ArmiesPanel {
+                mode: "four players".into(),
+                armies,
+                thrones,
+                frozen_cells: vec![],
+                die,
+            }),
+            ..Panel::default()
+        }
+    }
+
+    fn app(game: Shown) -> App {
+        let mock = MockTable::enochian(&game.table);
+        App::new(
+            Box::new(Referee::new(game)),
+            Source::Mock(mock),
+            "mock".into(),
+            None,
+            true,
+        )
+    }
+
+    fn screen(app: &App, (w, h): (u16, u16)) -> String {
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| draw(app, f)).unwrap();
+        t.backend().to_string()
+    }
+
+    #[test]
+    fn the_army_panel_fits_80x24() {
+        let mut p = panel(None);
+        let a = p.armies.as_mut().unwrap();
+        a.armies[1].frozen = true;
+        a.armies[1].king_off = true;
+        a.armies[0].prisoners = vec![Card::new(Colour::Red, crate::table::Piece::King)];
+        a.armies[3].in_check = true;
+        a.armies[2].controller = "blue".into();
+        a.frozen_cells = vec![sq("h4"), sq("g3")];
+        let app = app(Shown {
+            table: array(),
+            panel: p,
+            offered: vec![],
+        });
+        let s = screen(&app, (80, 24));
+        for want in [
+            "Blue", "Yellow", "FROZEN", "IN CHECK", "holds rK", "Moved by",
+        ] {
+            assert!(s.contains(want), "{want:?} missing:\n{s}");
+        }
+    }
+
+    #[test]
+    fn the_die_and_the_networks_show_on_request() {
+        let die = DiePanel {
+            roll: Some(2),
+            needs: Some("a knight".into()),
+            rerolls_used: 1,
+            rerolls_max: 3,
+        };
+        let mut app = app(Shown {
+            table: array(),
+            panel: panel(Some(die)),
+            offered: vec![],
+        });
+        app.on_key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::NONE));
+        for size in [(80, 24), (120, 40)] {
+            let s = screen(&app, size);
+            assert!(s.contains("re-rolls 1/3"), "{s}");
+            assert!(s.contains("Aries  uB d1 rQ h3 bB e8 yQ a6"), "{s}");
+            assert!(s.contains("Cancer uQ c1 rB h4 bQ f8 yB a5"), "{s}");
+        }
+        // The help lists every key of the game, even at 80x24.
+        app.on_key(KeyEvent::new(KeyCode::Char('?'), KeyModifiers::NONE));
+        let s = screen(&app, (80, 24));
+        for key in ["Tab", "r  1 … 6", "E  A  X", "W  ="] {
+            assert!(s.contains(key), "{key:?} missing:\n{s}");
+        }
+        let s = screen(&app, (120, 40));
+        assert!(s.contains("uK+N") && s.contains("grey chip"), "{s}");
+    }
+
+    #[test]
+    fn the_roll_key_sends_an_offered_roll_or_says_why_not() {
+        let mut app = app(Shown {
+            table: array(),
+            panel: panel(Some(DiePanel {
+                rerolls_max: 3,
+                ..DiePanel::default()
+            })),
+            offered: (1..=6).map(Observation::Roll).collect(),
+        });
+        app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE));
+        assert_eq!(app.step, 1, "one roll observed");
+        let mut app2 = self::app(Shown {
+            table: array(),
+            panel: panel(None),
+            offered: vec![],
+        });
+        app2.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE));
+        assert!(
+            app2.hint
+                .as_deref()
+                .is_some_and(|h| h.contains("divination"))
+        );
+        app2.on_key(KeyEvent::new(KeyCode::Char('E'), KeyModifiers::NONE));
+        assert!(app2.hint.as_deref().is_some_and(|h| h.contains("EN-XCH")));
+        assert_eq!(app2.step, 0);
+    }
 }

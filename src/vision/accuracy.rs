@@ -48,6 +48,9 @@ impl Truth {
                 let origin = Cell::new(origin.0 as i32, origin.1 as i32);
                 truth.table = Table::parse_grid(grid, origin)
                     .map_err(|e| format!("{file}: table line {}: {}", e.line + 1, e.message))?;
+                if step.get("thrones").is_some() {
+                    truth.table = with_thrones(file, step)?;
+                }
             }
         }
         Ok(truth)
@@ -58,6 +61,23 @@ impl Truth {
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         Truth::parse(&path.display().to_string(), &text)
     }
+}
+
+/// A step whose grid has `thrones` beside it, read as a table script
+/// reads it.
+fn with_thrones(file: &str, step: &toml::Value) -> Result<Table, String> {
+    let mut doc = toml::Table::new();
+    doc.insert("game".into(), toml::Value::from("enprise"));
+    doc.insert("step".into(), toml::Value::Array(vec![step.clone()]));
+    let text = toml::to_string(&doc).map_err(|e| format!("{file}: {e}"))?;
+    let script = crate::script::Script::parse(file, &text).map_err(|e| e.to_string())?;
+    script
+        .observations()
+        .find_map(|o| match o {
+            crate::observation::Observation::Table(t) => Some(t.clone()),
+            _ => None,
+        })
+        .ok_or_else(|| format!("{file}: no table"))
 }
 
 /// Counts over cells (and frames).

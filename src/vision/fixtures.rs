@@ -11,7 +11,7 @@ use image::imageops::FilterType;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::deck::print::{DECK_COLOURS, back, face};
+use crate::deck::print::{DECK_COLOURS, ENOCHIAN_COLOURS, back, face};
 use crate::table::{Card, Cell, Piece, Table, Token};
 use crate::vision::scene::{HandParams, SceneParams, stand_in_card};
 
@@ -88,10 +88,52 @@ fn random_token(r: &mut StdRng) -> Token {
     if r.random_bool(0.3) {
         return Token::Down;
     }
-    // En Prise's four colours: the printed deck's export has no yellow.
+    // En Prise's four colours: these sets were made before the deck had
+    // Yellow, and their seeds must keep making the same frames.
     let colour = DECK_COLOURS[r.random_range(0..DECK_COLOURS.len())];
     let piece = Piece::ALL[r.random_range(0..Piece::ALL.len())];
     Token::Up(Card { colour, piece })
+}
+
+/// A strip of an Enochian board, five files by three ranks, about two
+/// thirds full of the four armies' cards (Yellow's among them), with one
+/// or two throne pairs — a king and a partner of its army — on the outer
+/// rank or file, where the renderer pushes the partner off the board.
+pub fn enochian_layout(seed: u64) -> Table {
+    let mut r = StdRng::seed_from_u64(seed ^ 0xE40C_4140);
+    let mut table = Table::new();
+    let card = |r: &mut StdRng, piece: Option<Piece>| {
+        let colour = ENOCHIAN_COLOURS[r.random_range(0..ENOCHIAN_COLOURS.len())];
+        let piece = piece.unwrap_or_else(|| Piece::ALL[r.random_range(1..Piece::ALL.len())]);
+        Card { colour, piece }
+    };
+    for row in 0..3 {
+        for col in 0..5 {
+            if r.random_bool(0.65) {
+                table.set(Cell::new(col, row), Some(Token::Up(card(&mut r, None))));
+            }
+        }
+    }
+    // The bottom rank's middle files and the left file's middle rank: the
+    // renderer pushes their partners down and left, off the strip.
+    let thrones = [
+        Cell::new(1, 2),
+        Cell::new(2, 2),
+        Cell::new(3, 2),
+        Cell::new(0, 1),
+    ];
+    let n = r.random_range(1..=2);
+    let first = r.random_range(0..thrones.len());
+    for k in 0..n {
+        let cell = thrones[(first + 2 * k) % thrones.len()];
+        let king = card(&mut r, Some(Piece::King));
+        let partner = Card {
+            piece: Piece::ALL[r.random_range(1..Piece::ALL.len())],
+            ..king
+        };
+        table.set(cell, Some(Token::pair(king, partner)));
+    }
+    table
 }
 
 fn base(width: u32, height: u32, pitch: f32, seed: u64) -> SceneParams {
@@ -200,6 +242,23 @@ pub fn sets() -> Vec<Set> {
                 pitch_px: 46.0,
                 jpeg_quality: r.jpeg_quality.or(Some(92)),
                 ..r
+            };
+            (t, p)
+        }),
+    });
+    out.push(Set {
+        name: "enochian",
+        about: "Enochian armies, Yellow among them, and throne pairs: the partner under its king, pushed half a card off the board",
+        deck: Deck::Printed,
+        frames: frames(8, &|i| {
+            let t = enochian_layout(800 + i);
+            let p = SceneParams {
+                layout_rotation_deg: 45.0 * i as f32 - 20.0,
+                per_card_skew_deg: 3.0,
+                tilt_deg: 4.0 * (i % 4) as f32,
+                light_gradient: 0.1 * (i % 3) as f32,
+                noise_sigma: 2.0,
+                ..base(960, 540, 50.0, 800 + i)
             };
             (t, p)
         }),

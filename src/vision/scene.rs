@@ -34,6 +34,15 @@
 //!
 //! Frame pixel `(x, y)` has its centre at the integer coordinates `(x, y)`.
 //! The hand is drawn on the plane too (it lies flat, no parallax).
+//!
+//! # Throne pairs
+//!
+//! A [`Token::Pair`] cell is laid as the table convention has it: the
+//! first card (the king) in the cell, the partner under it, squared with
+//! it and pushed out by [`THRONE_SHIFT`] of a card's width along the card
+//! axis nearest to "away from the layout's centre" — off the board's edge,
+//! where every throne square lies — so the partner's corner code shows
+//! beside the king.
 
 use std::collections::HashMap;
 use std::fs;
@@ -55,6 +64,11 @@ pub const GAP_FRACTION: f32 = 0.12;
 pub const CARD_ASPECT: f32 = 88.0 / 63.0;
 /// A cell whose covered fraction exceeds this makes the frame `busy`.
 pub const BUSY_COVER: f32 = 0.03;
+/// How far a throne's partner card sticks out from under its king, as a
+/// fraction of the card's width: enough to show a corner code whole (the
+/// code reaches 0.41 of the width in from the edge, 0.29 of the height)
+/// with a module to spare.
+pub const THRONE_SHIFT: f32 = 0.5;
 
 /// A hand reaching over the table: a palm, four fingers, a thumb and an arm
 /// running off the frame.
@@ -234,6 +248,9 @@ pub struct CellTruth {
     pub turns: u8,
     /// The card's full turn on the plane, degrees clockwise.
     pub angle_deg: f32,
+    /// A throne pair's partner, under the card: its corners in the frame,
+    /// in the order of its artwork.
+    pub under_px: Option<[(f32, f32); 4]>,
 }
 
 /// How the table plane was put into the frame; enough to invert it.
@@ -600,10 +617,10 @@ pub fn render(
     let max_mag = 1.0 / (1.0 - (layout_radius as f64 * st / d).min(0.8)) as f32;
     let target_w = (2.0 * card.0 * max_mag).ceil().max(8.0);
     let mut placed = Vec::new();
+    let mut unders: Vec<Placed> = Vec::new();
     let mut truth = Vec::new();
-    for (cell, token) in table.iter() {
-        let face = token.card();
-        let image = *index.entry(face).or_insert_with(|| {
+    let mut image_of = |face: Option<Card>| {
+        *index.entry(face).or_insert_with(|| {
             let img = card_image(face);
             let img = if (img.width() as f32) > target_w {
                 let th = (target_w * img.height() as f32 / img.width() as f32).round();
@@ -613,7 +630,10 @@ pub fn render(
             };
             images.push(img);
             images.len() - 1
-        });
+        })
+    };
+    for (cell, token) in table.iter() {
+        let image = image_of(token.card());
         let mut cell_rng;
         let layout_rng = if p.anchor.is_some() {
             let key = (cell.col as u32 as u64) << 32 | cell.row as u32 as u64;
@@ -646,8 +666,37 @@ pub fn render(
             image,
         };
         let (w2, h2) = (card.0 / 2.0, card.1 / 2.0);
-        let corners_px =
-            [(-w2, -h2), (w2, -h2), (w2, h2), (-w2, h2)].map(|l| apply(&h, pc.to_plane(l)));
+        let outline = [(-w2, -h2), (w2, -h2), (w2, h2), (-w2, h2)];
+        let corners_px = outline.map(|l| apply(&h, pc.to_plane(l)));
+        let mut under_px = None;
+        if let Token::Pair(_, partner) = token {
+            // Away from the layout's centre along its nearer grid axis,
+            // then along the king's nearer card axis.
+            let (dc, dr) = (
+                cell.col as f32 - centre_cell.0,
+                cell.row as f32 - centre_cell.1,
+            );
+            let out = if dc.abs() > dr.abs() {
+                (dc.signum(), 0.0)
+            } else {
+                (0.0, if dr < 0.0 { -1.0 } else { 1.0 })
+            };
+            let out = (rc * out.0 - rs * out.1, rs * out.0 + rc * out.1);
+            let local = pc.to_local((centre.0 + out.0, centre.1 + out.1));
+            let step = THRONE_SHIFT * card.0;
+            let shift = if local.0.abs() > local.1.abs() {
+                (step * local.0.signum(), 0.0)
+            } else {
+                (0.0, step * local.1.signum())
+            };
+            let under = Placed {
+                centre: pc.to_plane(shift),
+                cs: pc.cs,
+                image: image_of(Some(partner)),
+            };
+            under_px = Some(outline.map(|l| apply(&h, under.to_plane(l))));
+            unders.push(under);
+        }
         truth.push(CellTruth {
             cell,
             token,
@@ -656,6 +705,7 @@ pub fn render(
             corners_px,
             turns,
             angle_deg,
+            under_px,
         });
         placed.push(pc);
     }
@@ -684,12 +734,17 @@ pub fn render(
         }
     }
 
-    // The cards, each over its own box in the frame.
-    for (pc, t) in placed.iter().zip(&truth) {
+    // The cards, each over its own box in the frame: the partners of
+    // thrones first, under their kings.
+    let cards_in_order = unders
+        .iter()
+        .map(|u| (u, outline_px(&h, u, card)))
+        .chain(placed.iter().zip(truth.iter().map(|t| t.corners_px)));
+    for (pc, corners) in cards_in_order {
         let img = &images[pc.image];
         let (iw, ih) = (img.width() as f32, img.height() as f32);
-        let xs = t.corners_px.map(|c| c.0);
-        let ys = t.corners_px.map(|c| c.1);
+        let xs = corners.map(|c| c.0);
+        let ys = corners.map(|c| c.1);
         let bound = |v: [f32; 4], n: u32, f: fn(f32, f32) -> f32, init: f32| {
             v.into_iter().fold(init, f).clamp(0.0, (n - 1) as f32) as u32
         };
@@ -831,6 +886,12 @@ pub fn render(
         busy,
         jpeg,
     }
+}
+
+/// A placed card's outline in the frame.
+fn outline_px(h: &[[f64; 3]; 3], pc: &Placed, card: (f32, f32)) -> [(f32, f32); 4] {
+    let (w2, h2) = (card.0 / 2.0, card.1 / 2.0);
+    [(-w2, -h2), (w2, -h2), (w2, h2), (-w2, h2)].map(|l| apply(h, pc.to_plane(l)))
 }
 
 /// A standard normal deviate (Box–Muller).

@@ -3,7 +3,7 @@
 
 use firmware_protocol::{
     Blink, CellIndex, CellState, CellStates, Colour, DecodeError, ErrorKind, Face, Frame, Geometry,
-    HostMessage, LedEntries, LedEntry, MatMessage, PROTOCOL_VERSION, TagId,
+    HostMessage, LedEntries, LedEntry, MatMessage, TagId,
 };
 
 pub fn hex(bytes: &[u8]) -> String {
@@ -40,7 +40,7 @@ pub fn mat_vectors() -> Vec<(&'static str, Frame<MatMessage>, &'static str)> {
             Frame::new(
                 0,
                 MatMessage::Hello {
-                    protocol: PROTOCOL_VERSION,
+                    protocol: 1,
                     firmware: [1, 2, 3],
                     geometry: GEOMETRY,
                     leds: true,
@@ -147,6 +147,30 @@ pub fn mat_vectors() -> Vec<(&'static str, Frame<MatMessage>, &'static str)> {
             Frame::new(65_535, MatMessage::Pong { nonce: 0xdead_beef }),
             "0c 08 ff ff ef be ad de b5 ca 59 ed 00",
         ),
+        (
+            "M11",
+            Frame::new(
+                0,
+                MatMessage::Hello {
+                    protocol: 2,
+                    firmware: [1, 2, 3],
+                    geometry: GEOMETRY,
+                    leds: true,
+                },
+            ),
+            "02 01 01 08 02 01 02 03 0c 0c 46 02 5f 06 01 39 e5 e5 63 00",
+        ),
+        (
+            "M12",
+            Frame::new(
+                17,
+                MatMessage::CellChange {
+                    cell: CellIndex::new(3, 4),
+                    state: CellState::Pair { tags: [UID7, UID4] },
+                },
+            ),
+            "03 05 11 0b 03 04 04 7f 6e 5d 4c 3b a2 04 05 44 33 22 11 01 01 01 05 a6 9e 4c d9 00",
+        ),
     ]
 }
 
@@ -154,12 +178,7 @@ pub fn host_vectors() -> Vec<(&'static str, Frame<HostMessage>, &'static str)> {
     vec![
         (
             "H1",
-            Frame::new(
-                0,
-                HostMessage::Hello {
-                    protocol: PROTOCOL_VERSION,
-                },
-            ),
+            Frame::new(0, HostMessage::Hello { protocol: 1 }),
             "02 81 01 06 01 43 ab e9 35 00",
         ),
         (
@@ -199,6 +218,11 @@ pub fn host_vectors() -> Vec<(&'static str, Frame<HostMessage>, &'static str)> {
             Frame::new(4, HostMessage::Ping { nonce: 1 }),
             "03 85 04 02 01 01 01 05 4f 10 03 ec 00",
         ),
+        (
+            "H6",
+            Frame::new(0, HostMessage::Hello { protocol: 2 }),
+            "02 81 01 06 02 b7 58 b9 26 00",
+        ),
     ]
 }
 
@@ -226,8 +250,8 @@ pub fn rejected_vectors() -> Vec<(&'static str, Side, &'static str, DecodeError)
         (
             "E2",
             Side::Host,
-            "02 01 01 08 02 01 02 03 0c 0c 46 02 5f 06 01 39 e5 e5 63 00",
-            DecodeError::UnsupportedProtocol { protocol: 2 },
+            "02 01 01 08 03 01 02 03 0c 0c 46 02 5f 06 01 f8 12 94 f4 00",
+            DecodeError::UnsupportedProtocol { protocol: 3 },
         ),
         (
             "E3",
@@ -251,7 +275,7 @@ pub fn rejected_vectors() -> Vec<(&'static str, Side, &'static str, DecodeError)
         (
             "E7",
             Side::Host,
-            "03 05 0c 08 03 04 04 75 a3 f3 4c 00",
+            "03 05 0c 08 03 04 05 76 20 98 be 00",
             DecodeError::BadValue {
                 ty: 0x05,
                 field: "cell state",

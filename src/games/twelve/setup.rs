@@ -76,7 +76,9 @@ impl Twelve {
                 Token::Up(card) => card,
                 Token::Down => return Err(err(format!("## at {cell}: Twelve cards lie face up"))),
                 Token::Pair(..) => {
-                    return Err(err(format!("{token} at {cell}: a Twelve cell holds one card")));
+                    return Err(err(format!(
+                        "{token} at {cell}: a Twelve cell holds one card"
+                    )));
                 }
                 Token::Unreadable => {
                     return Err(err(format!("?? at {cell}: a start position is known")));
