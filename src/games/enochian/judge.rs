@@ -776,6 +776,15 @@ fn geometry(g: &Enochian, a: u8, f: Sq, t: Sq, u: Unit, joining: bool) -> (&'sta
                 }
                 return ("EN-MOV-5", format!("cannot capture its own king on {ts}"));
             }
+            if joining && u.kind == Piece::King {
+                return (
+                    "EN-THR-3",
+                    format!(
+                        "cannot move onto the friendly {} on {ts}: a king never moves onto a friendly piece",
+                        frozen_name(v)
+                    ),
+                );
+            }
             if joining {
                 return (
                     "EN-THR-1",

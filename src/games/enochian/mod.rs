@@ -183,7 +183,9 @@ pub struct Enochian {
     stale_turns: [u8; 4],
     /// Armies skipped for stalemate since the last move.
     stale_skipped: u8,
-    last_mover: Option<u8>,
+    /// The army whose last move took a king prisoner: EN-XCH-1 lets it
+    /// propose "at that capture", before the next move.
+    king_taker: Option<u8>,
     over: Option<Outcome>,
     /// The game before the last move, while that move may be reconsidered.
     snapshot: Option<Box<Enochian>>,
@@ -216,7 +218,7 @@ impl Enochian {
             idle: 0,
             stale_turns: [0; 4],
             stale_skipped: 0,
-            last_mover: None,
+            king_taker: None,
             over: None,
             snapshot: None,
             intro: Vec::new(),
@@ -361,7 +363,7 @@ impl Enochian {
         g.idle = 0;
         g.agreed = 0;
         g.proposal = None;
-        g.last_mover = Some(a);
+        g.king_taker = (g.pos.prisoner_list().len() > self.pos.prisoner_list().len()).then_some(a);
         g.stale_skipped = 0;
         g.roll = None;
         g.rerolls_used = 0;
@@ -483,7 +485,7 @@ impl Enochian {
                         TITLES[p as usize]
                     ));
                 }
-                if self.acting() != by && self.last_mover != Some(by) {
+                if self.acting() != by && self.king_taker != Some(by) {
                     return Some(format!(
                         "{name} proposes on its own turn or right after its capture (EN-XCH-1)"
                     ));
