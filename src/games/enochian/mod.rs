@@ -779,7 +779,17 @@ impl Enochian {
         let mut notes = Vec::new();
         let pawns = self.pos.count(a, Piece::Pawn);
         let size = self.pos.army_size(a);
-        notes.push(format!("{size} pieces, {pawns} pawns"));
+        // Pawns apart: their count decides promotion (EN-PRO-2).
+        let count = |n: usize, what: &str| match n {
+            1 => format!("1 {what}"),
+            n => format!("{n} {what}s"),
+        };
+        let pieces = (size as usize).saturating_sub(pawns as usize);
+        notes.push(format!(
+            "{}, {}",
+            count(pieces, "piece"),
+            count(pawns as usize, "pawn")
+        ));
         match self.pos.armies[ai].king {
             KingState::Prisoner(c) => notes.push(format!("king held by {}", TITLES[c as usize])),
             KingState::AllyCaptured => notes.push("king taken by its ally".into()),
