@@ -784,7 +784,7 @@ impl Enochian {
             1 => format!("1 {what}"),
             n => format!("{n} {what}s"),
         };
-        let pieces = size.saturating_sub(pawns as usize);
+        let pieces = size.saturating_sub(pawns);
         notes.push(format!(
             "{}, {}",
             count(pieces, "piece"),
