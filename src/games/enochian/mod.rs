@@ -788,7 +788,7 @@ impl Enochian {
         notes.push(format!(
             "{}, {}",
             count(pieces, "piece"),
-            count(pawns as usize, "pawn")
+            count(pawns, "pawn")
         ));
         match self.pos.armies[ai].king {
             KingState::Prisoner(c) => notes.push(format!("king held by {}", TITLES[c as usize])),
