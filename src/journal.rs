@@ -711,7 +711,9 @@ fn observation_json(step: usize, obs: &Observation) -> Value {
     let mut m = Map::new();
     m.insert("obs".into(), step.into());
     match obs {
-        Observation::Table(t) if grid_fits(t) => {
+        // A grid shows one card a cell; a table with a throne pair goes in
+        // the cell list, which spells the pair out.
+        Observation::Table(t) if grid_fits(t) && t.pairs().next().is_none() => {
             let (origin, grid) = t.to_grid();
             m.insert("table".into(), grid.into());
             m.insert("origin".into(), Value::from(vec![origin.col, origin.row]));
@@ -751,10 +753,6 @@ fn observation_json(step: usize, obs: &Observation) -> Value {
 /// Whether a table is written as a grid: compact, and every cell within the
 /// range a grid may name.
 fn grid_fits(t: &Table) -> bool {
-    // A grid shows one card a cell; a throne pair goes in the cell list.
-    if t.pairs().next().is_some() {
-        return false;
-    }
     let Some((lo, hi)) = t.bounds() else {
         return true;
     };
@@ -1152,10 +1150,17 @@ fn diagram(table: &Table) -> String {
         for c in lo.col..=hi.col {
             let tok = table
                 .get(Cell::new(c, r))
-                .map_or_else(|| "..".to_string(), |t| t.to_string());
+                .map_or_else(|| "..".to_string(), |t| t.grid_token().to_string());
             let _ = write!(out, " {tok:>cw$}");
         }
         out.push('\n');
+    }
+    let pairs: Vec<String> = table
+        .pairs()
+        .map(|(cell, t)| format!("{} {t}", cell.square().unwrap_or(cell.to_string())))
+        .collect();
+    if !pairs.is_empty() {
+        let _ = writeln!(out, "Two cards: {}", pairs.join(", "));
     }
     out
 }
@@ -1429,5 +1434,25 @@ black = "P N P P B Q P R P N P B P R P"
         fs::write(dir.join("a.jsonl"), "").unwrap();
         fs::write(dir.join("b.txt"), "").unwrap();
         assert_eq!(latest_in(&dir), Some(dir.join("a.jsonl")));
+    }
+
+    #[test]
+    fn a_throne_pair_survives_the_journal_and_shows_in_the_diagram() {
+        use crate::table::{Card, Colour, Piece};
+        let king = Card::new(Colour::Blue, Piece::King);
+        let knight = Card::new(Colour::Blue, Piece::Knight);
+        let mut t = Table::new();
+        t.set(Cell::new(4, 7), Some(Token::pair(knight, king)));
+        t.set(
+            Cell::new(3, 7),
+            Some(Token::Up(Card::new(Colour::Blue, Piece::Bishop))),
+        );
+        let obs = Observation::Table(t.clone());
+        let json = observation_json(3, &obs);
+        let (step, back) = parse_observation(json.as_object().unwrap()).unwrap();
+        assert_eq!((step, back), (3, obs));
+        let d = diagram(&t);
+        assert!(d.contains("uB uK"), "{d}");
+        assert!(d.contains("e1 uK+uN"), "{d}");
     }
 }
