@@ -40,8 +40,9 @@
 //!   army's turn the ally acts (events name the ally); the turn is skipped
 //!   while the ally is frozen, stalemated or without a move. A seize never
 //!   thaws a bare-withdrawn army.
-//! - **EN-XCH-1 timing**: the proposer may propose while it is to move or
-//!   right after its own move (before the next move); the answer comes
+//! - **EN-XCH-1 timing**: the proposer may propose while it is to move, or
+//!   right after the move that took the later king prisoner (before the
+//!   next move): "at that capture"; the answer comes
 //!   from any army its opponent's player controls. A move drops an
 //!   unanswered proposal. The returning kings are due on the table: until
 //!   the next move the table may still lack them; a move without them is
