@@ -137,22 +137,15 @@ pub fn lane_patron(colour: u8, sq: Sq) -> Piece {
 }
 
 pub fn piece_title(p: Piece) -> &'static str {
-    match p {
-        Piece::King => "king",
-        Piece::Queen => "queen",
-        Piece::Rook => "rook",
-        Piece::Bishop => "bishop",
-        Piece::Knight => "knight",
-        Piece::Pawn => "pawn",
-    }
+    p.name()
 }
 
-const fn leaps(d: &[(i8, i8)]) -> [u64; 64] {
+const fn leaps(d: &[(i32, i32)]) -> [u64; 64] {
     let mut out = [0u64; 64];
     let mut s = 0;
     while s < 64 {
-        let f = (s % 8) as i8;
-        let r = (s / 8) as i8;
+        let f = (s % 8) as i32;
+        let r = (s / 8) as i32;
         let mut m = 0u64;
         let mut i = 0;
         while i < d.len() {
@@ -169,26 +162,8 @@ const fn leaps(d: &[(i8, i8)]) -> [u64; 64] {
     out
 }
 
-pub static KING_STEPS: [u64; 64] = leaps(&[
-    (1, 0),
-    (-1, 0),
-    (0, 1),
-    (0, -1),
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-]);
-pub static KNIGHT_LEAPS: [u64; 64] = leaps(&[
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-]);
+pub static KING_STEPS: [u64; 64] = leaps(&crate::games::board::DIRECTIONS);
+pub static KNIGHT_LEAPS: [u64; 64] = leaps(&crate::games::board::KNIGHT_LEAPS);
 /// EN-MOV-2: exactly two squares, orthogonally or diagonally.
 pub static QUEEN_LEAPS: [u64; 64] = leaps(&[
     (2, 0),
