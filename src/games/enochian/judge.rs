@@ -24,19 +24,21 @@ pub(super) fn judge(g: &Enochian, changes: &[Change]) -> Verdict<Enochian> {
         Ok(b) => b,
         Err(f) => return Verdict::Flag(*f),
     };
+    let start = shown(g);
+    // Owed steps (a returning king, an EN-PRO-3 swap) may still be made
+    // after the move that ended the game: they are part of that move.
+    if let Some(game) = fulfilled(g, &obs, &start) {
+        return Verdict::Advance {
+            game,
+            events: vec![],
+        };
+    }
     if let Some(o) = &g.over {
         return Verdict::Flag(unexplained(
             changes,
             "EN-END-3",
             &format!("The game is over ({})", super::outcome_text(o)),
         ));
-    }
-    let start = shown(g);
-    if let Some(game) = fulfilled(g, &obs, &start) {
-        return Verdict::Advance {
-            game,
-            events: vec![],
-        };
     }
     if let Some((game, events)) = exact(g, &obs, &start) {
         return Verdict::Advance { game, events };

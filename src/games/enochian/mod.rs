@@ -62,7 +62,9 @@
 //!   frozen army EN-FRZ-1; moving a piece of an army skipped for stalemate
 //!   since the last move EN-STM-2; a promoted card of the wrong type
 //!   EN-PRO-4 (EN-PRO-2 when the pawn must wait, EN-PRO-5 for a privileged
-//!   pawn); a die rolled when none is awaited is `unexplained` (EN-DIV-1/2).
+//!   pawn). A die rolled when none is awaited (no divination, a second
+//!   roll, after the end) is a `refused_roll` notice, as a refused call is:
+//!   the table has nothing to mend.
 //! - **Calls** the rules refuse now give a `refused_call` notice; an
 //!   unknown call is `unexplained`.
 //! - **Unfinished moves** (`incomplete_action`): a table is read as a legal
@@ -694,15 +696,12 @@ impl Enochian {
 
     /// Takes a die roll (EN-DIV-1/2).
     fn take_roll(&self, n: u8) -> Verdict<Enochian> {
-        let flag = |rule: &str, message: String| {
-            Verdict::Flag(Flag {
-                kind: FlagKind::Unexplained,
-                cells: vec![],
-                rule: rule.into(),
-                message,
-                player: None,
-                squares: vec![],
-            })
+        // A die rolled out of place changes nothing on the table, so there
+        // is nothing to mend: it is refused as a spoken call is, not
+        // flagged.
+        let flag = |rule: &str, message: String| Verdict::Advance {
+            game: self.clone(),
+            events: vec![notice("refused_roll", format!("{message} ({rule})"))],
         };
         if !self.opts.divination {
             return flag(
