@@ -777,10 +777,10 @@ fn a_change_of_mind_replaces_the_reading_until_the_next_move() {
 #[test]
 fn a_roll_or_call_out_of_place_is_said_not_applied() {
     let g = Enochian::new(Options::default());
-    assert!(matches!(
-        g.judge_input(&Observation::Roll(3)),
-        Verdict::Flag(_)
-    ));
+    let (after, ev) = input(&g, Observation::Roll(3));
+    assert_eq!(actions(&ev), ["notice refused_roll"]);
+    assert_eq!(after.table(), g.table());
+    assert_eq!(after.to_move(), g.to_move());
     let (_, ev) = input(&g, call("agree-draw", "blue"));
     assert_eq!(actions(&ev), ["notice refused_call"]);
     assert!(matches!(
