@@ -162,6 +162,28 @@ fn a_sweep_of_games_covers_every_option_and_reaches_the_rules() {
         let g = random_game(seed, all[seed as usize % all.len()], 80);
         check_legal_game(&g, &|_| Cell::default()).unwrap();
         ended += g.end.outcome().is_some() as usize;
+        // Every Queen announced out is taken off by its owner's colour
+        // before that colour's Queen is announced out again.
+        let mut owed = [false; 2];
+        for e in g.steps.iter().flat_map(|s| &s.events) {
+            match e {
+                EventBody::Notice { kind, message } if kind == "queen_out" => {
+                    let side = usize::from(message.contains("Black"));
+                    assert!(!owed[side], "seed {seed}: {message} twice");
+                    owed[side] = true;
+                }
+                EventBody::Action(a) if a.action == "remove_queen" => {
+                    let side = usize::from(a.player == "black");
+                    assert!(owed[side], "seed {seed}: removal never announced");
+                    owed[side] = false;
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(
+            owed, [false; 2],
+            "seed {seed}: a Queen announced out stayed"
+        );
         for s in &g.steps {
             match s.action {
                 Some(Action::PawnEntry { .. }) => entries += 1,

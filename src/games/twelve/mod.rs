@@ -48,6 +48,9 @@
 //!   is an `illegal_move` (TW-1.4).
 //! - **remove_queen** names the Queen's owner as `player` (either player
 //!   takes it off, TW-8.3).
+//! - **queen_out**: the turn that leaves a Queen surrounded says so in a
+//!   `notice` (after the action and before any `pass`), so that the stream
+//!   tells the table to take the card off before its `remove_queen`.
 //!
 //! A `[start]` in a table script may carry `state` (see `setup.rs`):
 //! `queen_out = ["white"]`, `exchanged = ["black"]`, `supply = { white =

@@ -972,6 +972,16 @@ impl Twelve {
         for (s, c) in due {
             self.pos.set(s, Piece::Queen, Spot::Out);
             self.lingering[s] = Some(c);
+            // Said in the stream as well as the panel: the table must be
+            // told to take the card off, and a journal should show why the
+            // Queen left before its `remove_queen`.
+            events.push(EventBody::Notice {
+                kind: "queen_out".into(),
+                message: format!(
+                    "the {} Queen at {c} is surrounded and leaves the game (TW-8.1): take it off the table",
+                    SIDES[s].title()
+                ),
+            });
         }
         self.to_move = 1 - mover;
         if !self.has_legal_action() {
