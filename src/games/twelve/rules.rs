@@ -813,84 +813,47 @@ impl Twelve {
         let mut events = Vec::new();
         let side = action.side();
         let card = |p| Card::new(SIDES[side], p);
+        let placed = |p, at| action_event(side, "place", card(p), None, Some(at));
+        let moved = |p, from, to| action_event(side, "move", card(p), Some(from), Some(to));
         match action {
             Action::Place { piece, to, .. } => {
                 g.pos.set(side, piece, Spot::At(to));
-                events.push(action_event(side, "place", card(piece), None, Some(to)));
+                events.push(placed(piece, to));
             }
             Action::PawnEntry { at, to, .. } => {
                 g.pos.set(side, Piece::Pawn, Spot::At(to));
-                events.push(action_event(
-                    side,
-                    "place",
-                    card(Piece::Pawn),
-                    None,
-                    Some(at),
-                ));
-                events.push(action_event(
-                    side,
-                    "move",
-                    card(Piece::Pawn),
-                    Some(at),
-                    Some(to),
-                ));
+                events.push(placed(Piece::Pawn, at));
+                events.push(moved(Piece::Pawn, at, to));
             }
             Action::BishopEntry { at, send_back, .. } => {
                 let victim = g.pos.at(send_back);
                 g.pos.set(side, Piece::Bishop, Spot::At(at));
-                events.push(action_event(
-                    side,
-                    "place",
-                    card(Piece::Bishop),
-                    None,
-                    Some(at),
-                ));
+                events.push(placed(Piece::Bishop, at));
                 if let Some(v) = victim
                     && let Some(owner) = super::side_of(v.colour)
                 {
                     g.pos.set(owner, v.piece, Spot::Supply);
-                    events.push(action_event(
-                        side,
-                        "return_to_supply",
-                        v,
-                        Some(send_back),
-                        None,
-                    ));
+                    let back = action_event(side, "return_to_supply", v, Some(send_back), None);
+                    events.push(back);
                 }
             }
             Action::Move {
                 piece, from, to, ..
             } => {
                 g.pos.set(side, piece, Spot::At(to));
-                events.push(action_event(
-                    side,
-                    "move",
-                    card(piece),
-                    Some(from),
-                    Some(to),
-                ));
+                events.push(moved(piece, from, to));
             }
             Action::Step { from, to, .. } => {
                 g.pos.set(side, Piece::Pawn, Spot::At(to));
-                events.push(action_event(
-                    side,
-                    "move",
-                    card(Piece::Pawn),
-                    Some(from),
-                    Some(to),
-                ));
+                events.push(moved(Piece::Pawn, from, to));
             }
             Action::Exchange { rook, king, .. } => {
                 g.pos.set(side, Piece::Rook, Spot::At(king));
                 g.pos.set(side, Piece::King, Spot::At(rook));
                 g.exchanged[side] = true;
-                events.push(action_event(
-                    side,
-                    "rook_swap",
-                    card(Piece::Rook),
-                    Some(rook),
-                    Some(king),
-                ));
+                let swap =
+                    action_event(side, "rook_swap", card(Piece::Rook), Some(rook), Some(king));
+                events.push(swap);
             }
         }
         g.end_turn(side, &mut events);
