@@ -14,6 +14,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+mod view;
+
+use view::screen;
+
 const SIZES: [(u16, u16); 2] = [(100, 30), (160, 48)];
 
 fn demo() -> Script {
@@ -46,12 +50,6 @@ fn demo_app(steps: usize) -> App {
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
-}
-
-fn screen(app: &App, (w, h): (u16, u16)) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| arbiter::tui::draw(app, f)).unwrap();
-    t.backend().to_string()
 }
 
 /// The first demo step (0-based) whose events include one matching `f`.

@@ -3,17 +3,17 @@
 //! the draw chooser), and whole turns played through the mock board's keys
 //! with the referee's events checked.
 
-use arbiter::event::{ActionEvent, EventBody, FlagKind};
+use arbiter::event::{EventBody, FlagKind};
 use arbiter::input::mock::MockTable;
 use arbiter::input::script::ScriptInput;
 use arbiter::replay::referee_for;
 use arbiter::script::Script;
 use arbiter::tui::{App, Source};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
+mod view;
+
+use view::{Board, SIZES, actions, screen};
 
 /// A DoubleCross setup: the standard game, or a start position.
 fn setup(start: Option<&str>) -> Script {
@@ -26,69 +26,23 @@ fn setup(start: Option<&str>) -> Script {
     Script::parse("setup", &text).expect("the setup parses")
 }
 
-/// The game on the mock board, driven by keys; the cursor is tracked here
-/// (the board starts it on e2) so that tests name squares.
-struct Table {
-    app: App,
-    at: (i32, i32),
+/// The game on the mock chessboard, its draws seeded with 7.
+fn table(start: Option<&str>) -> Board {
+    seeded(start, 7)
 }
 
-impl Table {
-    fn new(start: Option<&str>) -> Table {
-        Table::seeded(start, 7)
-    }
+fn seeded(start: Option<&str>, seed: u64) -> Board {
+    from_setup(&setup(start), seed)
+}
 
-    fn seeded(start: Option<&str>, seed: u64) -> Table {
-        Table::from_setup(&setup(start), seed)
-    }
+fn from_setup(setup: &Script, seed: u64) -> Board {
+    let referee = referee_for(setup).unwrap();
+    let mock = MockTable::chessboard(referee.expected_table());
+    Board::new(App::new(referee, Source::Mock(mock), "mock".into(), None, true).with_seed(seed))
+}
 
-    fn from_setup(setup: &Script, seed: u64) -> Table {
-        let referee = referee_for(setup).unwrap();
-        let mock = MockTable::chessboard(referee.expected_table());
-        let app = App::new(referee, Source::Mock(mock), "mock".into(), None, true).with_seed(seed);
-        Table { app, at: (4, 6) }
-    }
-
-    fn press(&mut self, code: KeyCode) {
-        self.app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
-    }
-
-    fn chars(&mut self, keys: &str) {
-        for c in keys.chars() {
-            self.press(KeyCode::Char(c));
-        }
-    }
-
-    /// To `square` with the arrow keys.
-    fn go(&mut self, square: &str) {
-        let b = square.as_bytes();
-        let to = (i32::from(b[0] - b'a'), 8 - i32::from(b[1] - b'0'));
-        while self.at != to {
-            let (code, step) = if self.at.0 < to.0 {
-                (KeyCode::Right, (1, 0))
-            } else if self.at.0 > to.0 {
-                (KeyCode::Left, (-1, 0))
-            } else if self.at.1 < to.1 {
-                (KeyCode::Down, (0, 1))
-            } else {
-                (KeyCode::Up, (0, -1))
-            };
-            self.press(code);
-            self.at = (self.at.0 + step.0, self.at.1 + step.1);
-        }
-    }
-
-    /// Picks the piece on `from` up and puts it down on `to`: the events
-    /// this caused.
-    fn play(&mut self, from: &str, to: &str) -> Vec<EventBody> {
-        let n = self.app.events().len();
-        self.go(from);
-        self.press(KeyCode::Char(' '));
-        self.go(to);
-        self.press(KeyCode::Char(' '));
-        self.since(n)
-    }
-
+/// DoubleCross's draw chooser.
+impl Board {
     /// Opens the draw chooser and moves to `card` (`wQ`, `bN`): the grid
     /// has a row per colour, K Q R B N P.
     fn open_chooser_at(&mut self, card: &str) {
@@ -112,23 +66,6 @@ impl Table {
         self.press(KeyCode::Enter);
         self.since(n)
     }
-
-    fn since(&self, n: usize) -> Vec<EventBody> {
-        self.app.events()[n..]
-            .iter()
-            .map(|e| e.body.clone())
-            .collect()
-    }
-}
-
-fn actions(events: &[EventBody]) -> Vec<&ActionEvent> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            EventBody::Action(a) => Some(a),
-            _ => None,
-        })
-        .collect()
 }
 
 fn flags(events: &[EventBody]) -> Vec<FlagKind> {
@@ -139,12 +76,6 @@ fn flags(events: &[EventBody]) -> Vec<FlagKind> {
             _ => None,
         })
         .collect()
-}
-
-fn screen(app: &App, (w, h): (u16, u16)) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| arbiter::tui::draw(app, f)).unwrap();
-    t.backend().to_string()
 }
 
 fn snapshots(name: &str, app: &App) {
@@ -178,7 +109,7 @@ wP .. .. .. .. .. .. ..
 
 #[test]
 fn the_start_position_with_a_drawn_card() {
-    let mut t = Table::new(None);
+    let mut t = table(None);
     let ev = t.draw("wN");
     assert_eq!(actions(&ev)[0].action, "draw");
     let s = screen(&t.app, (80, 24));
@@ -194,7 +125,7 @@ fn the_start_position_with_a_drawn_card() {
 
 #[test]
 fn the_draw_chooser_lists_what_the_pile_can_give() {
-    let mut t = Table::new(None);
+    let mut t = table(None);
     t.draw("bQ");
     // White could not move the Black Queen: Black draws next, and the one
     // Black Queen is gone from the pile.
@@ -212,7 +143,7 @@ fn the_draw_chooser_lists_what_the_pile_can_give() {
 
 #[test]
 fn a_wrong_piece_is_flagged_on_its_squares() {
-    let mut t = Table::new(None);
+    let mut t = table(None);
     t.draw("bN");
     // Spec §11.2: the card is the Black Knight; the White Knight moves.
     let ev = t.play("b1", "c3");
@@ -225,7 +156,7 @@ fn a_wrong_piece_is_flagged_on_its_squares() {
 
 #[test]
 fn a_called_check_marks_the_checking_piece() {
-    let mut t = Table::new(Some(CHECK_START));
+    let mut t = table(Some(CHECK_START));
     t.draw("wB");
     let ev = t.play("f1", "b5");
     assert_eq!(actions(&ev)[0].squares, ["f1", "b5"]);
@@ -246,7 +177,7 @@ fn a_called_check_marks_the_checking_piece() {
 
 #[test]
 fn a_king_removed_ends_the_game() {
-    let mut t = Table::new(Some(KINGS_START));
+    let mut t = table(Some(KINGS_START));
     t.draw("wK");
     t.play("e4", "e5");
     // No call: Black may remove the White King (spec §11.8).
@@ -270,7 +201,7 @@ fn a_king_removed_ends_the_game() {
 
 #[test]
 fn a_few_turns_through_the_mock_keys() {
-    let mut t = Table::new(None);
+    let mut t = table(None);
     // Spec §11.2: the White player moves a Black Knight.
     let ev = t.draw("bN");
     let a = actions(&ev);
@@ -339,7 +270,7 @@ fn save_king_and_switch_sides_from_the_keys() {
         .. .. .. .. bQ .. .. ..\n.. .. .. .. .. .. .. ..\n.. .. .. .. .. .. .. ..\n\
         wP .. .. .. .. .. .. ..\n.. .. .. .. wK .. .. ..\n\"\"\"\n\
         to_move = \"black\"\nstate = { castling = \"-\", save_king = \"white\" }\n";
-    let mut t = Table::from_setup(&Script::parse("save-king.toml", text).unwrap(), 1);
+    let mut t = from_setup(&Script::parse("save-king.toml", text).unwrap(), 1);
     assert!(screen(&t.app, (120, 40)).contains("holds Save King"));
     t.draw("bQ");
     t.play("e5", "e1");
@@ -387,7 +318,7 @@ fn save_king_and_switch_sides_from_the_keys() {
 #[test]
 fn n_draws_at_random_and_a_seed_deals_the_same_cards() {
     let draws = |seed| {
-        let mut t = Table::seeded(None, seed);
+        let mut t = seeded(None, seed);
         let mut cards = Vec::new();
         for _ in 0..4 {
             let n = t.app.events().len();
@@ -432,7 +363,7 @@ fn a_script_steps_with_space_and_takes_no_draw_keys() {
 
 #[test]
 fn any_window_size_draws_the_chessboard_without_panic() {
-    let mut t = Table::new(None);
+    let mut t = table(None);
     t.draw("wP");
     for (w, h) in [(1, 1), (10, 5), (40, 12), (60, 20), (80, 24), (250, 80)] {
         let s = screen(&t.app, (w, h));

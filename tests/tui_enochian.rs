@@ -3,94 +3,26 @@
 //! rolled die, the networks shown, a flag), and turns played through the
 //! mock board's keys with the referee's events checked.
 
-use arbiter::event::{ActionEvent, EventBody, FlagKind};
+use arbiter::event::{EventBody, FlagKind};
 use arbiter::input::mock::MockTable;
 use arbiter::replay::referee_for;
 use arbiter::script::Script;
 use arbiter::tui::{App, Source};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
+mod view;
+
+use view::{Board, SIZES, actions, screen};
 
 fn setup(text: &str) -> Script {
     Script::parse("setup", &format!("game = \"enochian\"\n{text}")).expect("the setup parses")
 }
 
-/// The game on the mock board, driven by keys; the cursor is tracked here
-/// (the board starts it on e2) so that tests name squares.
-struct Table {
-    app: App,
-    at: (i32, i32),
-}
-
-impl Table {
-    fn new(setup: &Script, seed: u64) -> Table {
-        let referee = referee_for(setup).unwrap();
-        let mock = MockTable::enochian(referee.expected_table());
-        let app = App::new(referee, Source::Mock(mock), "mock".into(), None, true).with_seed(seed);
-        Table { app, at: (4, 6) }
-    }
-
-    fn press(&mut self, code: KeyCode) {
-        self.app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
-    }
-
-    fn chars(&mut self, keys: &str) -> Vec<EventBody> {
-        let n = self.app.events().len();
-        for c in keys.chars() {
-            self.press(KeyCode::Char(c));
-        }
-        self.since(n)
-    }
-
-    /// To `square` with the arrow keys.
-    fn go(&mut self, square: &str) {
-        let b = square.as_bytes();
-        let to = (i32::from(b[0] - b'a'), 8 - i32::from(b[1] - b'0'));
-        while self.at != to {
-            let (code, step) = if self.at.0 < to.0 {
-                (KeyCode::Right, (1, 0))
-            } else if self.at.0 > to.0 {
-                (KeyCode::Left, (-1, 0))
-            } else if self.at.1 < to.1 {
-                (KeyCode::Down, (0, 1))
-            } else {
-                (KeyCode::Up, (0, -1))
-            };
-            self.press(code);
-            self.at = (self.at.0 + step.0, self.at.1 + step.1);
-        }
-    }
-
-    /// Picks the piece on `from` up and puts it down on `to`: the events
-    /// this caused.
-    fn play(&mut self, from: &str, to: &str) -> Vec<EventBody> {
-        let n = self.app.events().len();
-        self.go(from);
-        self.press(KeyCode::Char(' '));
-        self.go(to);
-        self.press(KeyCode::Char(' '));
-        self.since(n)
-    }
-
-    fn since(&self, n: usize) -> Vec<EventBody> {
-        self.app.events()[n..]
-            .iter()
-            .map(|e| e.body.clone())
-            .collect()
-    }
-}
-
-fn actions(events: &[EventBody]) -> Vec<&ActionEvent> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            EventBody::Action(a) => Some(a),
-            _ => None,
-        })
-        .collect()
+/// The game in `setup` on the mock board, its die seeded.
+fn table(setup: &Script, seed: u64) -> Board {
+    let referee = referee_for(setup).unwrap();
+    let mock = MockTable::enochian(referee.expected_table());
+    Board::new(App::new(referee, Source::Mock(mock), "mock".into(), None, true).with_seed(seed))
 }
 
 fn flags(events: &[EventBody]) -> Vec<(FlagKind, String)> {
@@ -101,12 +33,6 @@ fn flags(events: &[EventBody]) -> Vec<(FlagKind, String)> {
             _ => None,
         })
         .collect()
-}
-
-fn screen(app: &App, (w, h): (u16, u16)) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| arbiter::tui::draw(app, f)).unwrap();
-    t.backend().to_string()
 }
 
 fn snapshots(name: &str, app: &App) {
@@ -137,7 +63,7 @@ state = { prisoners = [["blue", "red"]], roll = 2 }
 
 #[test]
 fn the_default_array() {
-    let t = Table::new(&setup(""), 1);
+    let t = table(&setup(""), 1);
     let s = screen(&t.app, (120, 40));
     for want in ["uK+N", "rK+N", "bK+N", "yK+N", "Moved by", "Blue"] {
         assert!(s.contains(want), "{want:?} missing:\n{s}");
@@ -151,7 +77,7 @@ fn the_default_array() {
 
 #[test]
 fn a_frozen_army_a_throne_pair_and_a_rolled_die() {
-    let t = Table::new(&setup(FROZEN_PAIR_ROLL), 1);
+    let t = table(&setup(FROZEN_PAIR_ROLL), 1);
     let s = screen(&t.app, (120, 40));
     for want in ["FROZEN", "holds rK", "uK+N", "re-rolls 0/3", "knight"] {
         assert!(s.contains(want), "{want:?} missing:\n{s}");
@@ -161,7 +87,7 @@ fn a_frozen_army_a_throne_pair_and_a_rolled_die() {
 
 #[test]
 fn the_networks_on_request() {
-    let mut t = Table::new(&setup(""), 1);
+    let mut t = table(&setup(""), 1);
     t.chars("w");
     let s = screen(&t.app, (120, 40));
     assert!(s.contains("Aries  uB d1 rQ h3 bB e8 yQ a6"), "{s}");
@@ -173,7 +99,7 @@ fn the_networks_on_request() {
 
 #[test]
 fn a_queen_leap_then_an_illegal_move_flagged() {
-    let mut t = Table::new(&setup(""), 1);
+    let mut t = table(&setup(""), 1);
     // T01: the Blue queen leaps c1–c3 over its pawn.
     let ev = t.play("c1", "c3");
     let a = actions(&ev);
@@ -210,7 +136,7 @@ fn a_queen_leap_then_an_illegal_move_flagged() {
 
 #[test]
 fn the_roll_key_rolls_the_die_in_divination_mode() {
-    let mut t = Table::new(&setup("options = { divination = true }\n"), 3);
+    let mut t = table(&setup("options = { divination = true }\n"), 3);
     let s = screen(&t.app, (80, 24));
     assert!(s.contains("r: roll the die"), "{s}");
     // Moving before the roll is flagged (EN-DIV-1); put back, it clears.
@@ -240,7 +166,7 @@ fn the_roll_key_rolls_the_die_in_divination_mode() {
 
 #[test]
 fn calls_not_open_say_why_and_send_nothing() {
-    let mut t = Table::new(&setup(""), 1);
+    let mut t = table(&setup(""), 1);
     for key in ["E", "A", "X", "=", "r"] {
         assert!(t.chars(key).is_empty(), "{key}");
     }
@@ -251,7 +177,7 @@ fn calls_not_open_say_why_and_send_nothing() {
 
 #[test]
 fn withdraw_speaks_for_the_army_to_move() {
-    let mut t = Table::new(&setup(""), 1);
+    let mut t = table(&setup(""), 1);
     let ev = t.chars("W");
     let a = actions(&ev);
     assert_eq!(a.len(), 1, "{ev:?}");
@@ -263,7 +189,7 @@ fn withdraw_speaks_for_the_army_to_move() {
 
 #[test]
 fn a_throne_pair_on_the_mock_board_leaves_one_card_at_a_time() {
-    let mut t = Table::new(&setup(""), 1);
+    let mut t = table(&setup(""), 1);
     // The knight leaves Blue's throne: the king stays.
     let ev = t.play("e1", "f3");
     let a = actions(&ev);

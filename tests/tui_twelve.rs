@@ -8,11 +8,11 @@ use arbiter::input::mock::MockTable;
 use arbiter::replay::referee_for;
 use arbiter::script::Script;
 use arbiter::tui::{App, Source};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
+mod view;
+
+use view::{SIZES, screen};
 
 fn app() -> App {
     let setup = Script::parse("setup", "game = \"twelve\"\n").unwrap();
@@ -25,12 +25,6 @@ fn keys(app: &mut App, codes: &[KeyCode]) {
     for &c in codes {
         app.on_key(KeyEvent::new(c, KeyModifiers::NONE));
     }
-}
-
-fn screen(app: &App, (w, h): (u16, u16)) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| arbiter::tui::draw(app, f)).unwrap();
-    t.backend().to_string()
 }
 
 use KeyCode::{Char, Down, Right, Up};
