@@ -1382,37 +1382,20 @@ fn is_back(card: &RgbImage) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::deck::print::{back, face};
-    use crate::table::{Card, Cell, Colour, Table};
+    use crate::table::{Cell, Colour, Table};
+    use crate::vision::lattice::tests::card_image;
     use crate::vision::scene::{HandParams, SceneParams, felt, render};
-    use image::imageops::FilterType;
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
+    use std::sync::OnceLock;
 
-    /// Card images shrunk once to about twice their on-screen size.
-    fn card_image(c: Option<Card>) -> RgbImage {
-        static CACHE: OnceLock<Mutex<HashMap<Option<Card>, RgbImage>>> = OnceLock::new();
-        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-        if let Some(img) = cache.lock().unwrap().get(&c) {
-            return img.clone();
-        }
-        let full = match c {
-            Some(card) => face(card),
-            None => back(),
-        };
-        let small = image::imageops::resize(&full, 124, 173, FilterType::Triangle);
-        cache.lock().unwrap().insert(c, small.clone());
-        small
-    }
-
-    fn cloth() -> &'static RgbImage {
+    /// The cloth of the card and deck scenes.
+    pub(crate) fn cloth() -> &'static RgbImage {
         static F: OnceLock<RgbImage> = OnceLock::new();
         F.get_or_init(|| felt(128, 3))
     }
 
-    fn table(text: &str) -> Table {
+    pub(crate) fn table(text: &str) -> Table {
         Table::parse_grid(text, Cell::new(0, 0)).unwrap()
     }
 
@@ -1423,7 +1406,7 @@ mod tests {
         "wK bQ ## rB\nuN yP wR ##\nbK ## rQ uB\n## wN bP yR\n",
     ];
 
-    fn base() -> SceneParams {
+    pub(crate) fn base() -> SceneParams {
         SceneParams {
             width: 640,
             height: 360,

@@ -973,8 +973,10 @@ fn unbase64(s: &str) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
     use crate::table::{Cell, Table};
+    use crate::vision::cards::tests::{base, cloth, table};
     use crate::vision::cards::{Detected, detect_with, rectify};
-    use crate::vision::scene::{HandParams, SceneParams, felt, render, stand_in_card};
+    use crate::vision::lattice::tests::card_image as printable_image;
+    use crate::vision::scene::{HandParams, SceneParams, render, stand_in_card};
     use std::collections::HashMap;
     use std::sync::Mutex;
 
@@ -993,16 +995,6 @@ mod tests {
         let img = make(c);
         cache.lock().unwrap().insert(c, img.clone());
         img
-    }
-
-    /// The printable deck, shrunk once to about twice its on-screen size.
-    fn printable_image(c: Option<Card>) -> RgbImage {
-        static CACHE: Images = OnceLock::new();
-        cached(&CACHE, c, |c| {
-            use crate::deck::print::{back, face};
-            let full = c.map_or_else(back, face);
-            image::imageops::resize(&full, 124, 173, FilterType::Triangle)
-        })
     }
 
     fn stand_in_image(c: Option<Card>) -> RgbImage {
@@ -1063,29 +1055,11 @@ mod tests {
 
     // ---- scenes ---------------------------------------------------------------
 
-    fn cloth() -> &'static RgbImage {
-        static F: OnceLock<RgbImage> = OnceLock::new();
-        F.get_or_init(|| felt(128, 3))
-    }
-
-    fn table(text: &str) -> Table {
-        Table::parse_grid(text, Cell::new(0, 0)).unwrap()
-    }
-
     const TABLES: [&str; 3] = [
         "rK uQ ## wB\nbP ## yN rR\n",
         "wK bQ rB\n## uN ##\nyP wR bK\n",
         "uK ## rQ bN wP\n## yB ## uR rP\n",
     ];
-
-    fn base() -> SceneParams {
-        SceneParams {
-            width: 640,
-            height: 360,
-            pitch_px: 48.0,
-            ..SceneParams::clean()
-        }
-    }
 
     #[derive(Default, Debug)]
     struct Tally {
