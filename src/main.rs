@@ -78,11 +78,11 @@ enum Command {
         #[command(flatten)]
         mat: MatArgs,
     },
-    /// The referee view at the table: a full-screen board, the Battleplans
-    /// (En Prise) or the drawn card and piles (DoubleCross), flags and
-    /// checks. With no options: the bundled demo game, stepping itself;
-    /// `--game doublecross` or `--game enochian`: a new game on the mock
-    /// board.
+    /// The referee view at the table: a full-screen board, each game's
+    /// panel (En Prise Battleplans, DoubleCross cards and piles, Twelve
+    /// supplies, Enochian armies and die), flags and checks. With no
+    /// options: the bundled demo game, stepping itself; `--game
+    /// doublecross`, `twelve` or `enochian`: a new game on the mock board.
     Play(PlayArgs),
     /// The printable deck.
     Deck {

@@ -86,3 +86,39 @@ fn placements_through_the_mock_table_are_refereed_and_the_area_is_framed() {
         );
     }
 }
+
+/// Spec §11.11 through the view: after Black's Pawn surrounds the White
+/// Queen, the players panel tells the table to take it off, in full at
+/// either size (the note wraps under its indent rather than being cut),
+/// and the log shows the `queen_out` notice.
+#[test]
+fn a_surrounded_queen_is_announced_in_full() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/scenarios/twelve/spec-11-queen-removal.toml"
+    );
+    let script = Script::load(path.as_ref()).unwrap();
+    let referee = referee_for(&script).unwrap();
+    let input = arbiter::input::script::ScriptInput::new(script, None);
+    let mut app = App::new(referee, Source::Script(input), "spec-11".into(), None, true);
+    keys(&mut app, &[Char(' ')]);
+    assert!(app.events().iter().any(|e| matches!(
+        &e.body,
+        EventBody::Notice { kind, .. } if kind == "queen_out"
+    )));
+    for size in SIZES {
+        let text = screen(&app, size);
+        // The panel's rows, joined back into one text, hold the whole note.
+        let panel: String = text
+            .lines()
+            .filter_map(|l| l.split('│').nth(3))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            panel.contains("Queen out of the game: take it off the table at (0,0)"),
+            "{panel}"
+        );
+        insta::assert_snapshot!(format!("tw_queen_out_{}x{}", size.0, size.1), text);
+    }
+}

@@ -1,7 +1,7 @@
 //! The referee view at the table: a full-screen terminal view of the board,
-//! the players' Battleplans (En Prise) or the drawn card and the piles
-//! (DoubleCross), the open flags and the log, fed by an input (a script,
-//! the mock device, a live device).
+//! each game's panel (En Prise Battleplans, DoubleCross cards and piles,
+//! Twelve supplies, Enochian armies and die), the open flags and the log,
+//! fed by an input (a script, the mock device, a live device).
 //!
 //! Games that take inputs beside the table (DoubleCross: draws, calls of
 //! check, Save King; Enochian Chess: the divination die, exchanges,

@@ -34,29 +34,27 @@ pub fn draw(app: &App, frame: &mut Frame) {
             );
             let full = army_lines(&panel, armies, &table, app.networks, true);
             // Short of rows: the counts and the options echoed go first.
-            Some(if wrapped_height(&full, right.width) <= budget {
+            if wrapped_height(&full, right.width) <= budget {
                 full
             } else {
                 army_lines(&panel, armies, &table, app.networks, false)
-            })
+            }
         }
-        None => panel.chessboard.then(|| game_lines(app, &panel)),
+        None if panel.chessboard => game_lines(app, &panel),
+        None => player_lines(&panel, right.width),
     };
     let game_title = match &panel.armies {
         Some(a) => format!(" Armies · {} ", a.mode),
-        None => " Game ".to_string(),
+        None if panel.chessboard => " Game ".to_string(),
+        None => " Players ".to_string(),
     };
-    let players_h = match &mut game_lines {
-        Some(lines) => {
-            let room = right.height / 2;
-            if wrapped_height(lines, right.width) > room {
-                // Short of rows: the blank lines between groups go first.
-                lines.retain(|l| l.width() > 0);
-            }
-            wrapped_height(lines, right.width).min(room.max(right.height.saturating_sub(8)))
-        }
-        None => (panel.players.len() as u16) * 3 + panel.notes.len() as u16 + 2,
-    };
+    let room = right.height / 2;
+    if wrapped_height(&game_lines, right.width) > room {
+        // Short of rows: the blank lines between groups go first.
+        game_lines.retain(|l| l.width() > 0);
+    }
+    let players_h =
+        wrapped_height(&game_lines, right.width).min(room.max(right.height.saturating_sub(8)));
     let flags_h = flags_height(app, right.width);
     let [players, flags, log] = Layout::vertical([
         Constraint::Length(players_h),
@@ -64,15 +62,12 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Constraint::Min(3),
     ])
     .areas(right);
-    match game_lines {
-        Some(lines) => frame.render_widget(
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: false })
-                .block(Block::bordered().title(game_title)),
-            players,
-        ),
-        None => draw_players(&panel, frame, players),
-    }
+    frame.render_widget(
+        Paragraph::new(game_lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(game_title)),
+        players,
+    );
     draw_flags(app, frame, flags);
     draw_log(app, frame, log);
     draw_status(app, &panel, frame, status);
@@ -572,7 +567,10 @@ fn counted(list: &str) -> String {
         .join(" ")
 }
 
-fn draw_players(panel: &Panel, frame: &mut Frame, area: Rect) {
+/// The players panel of the games without a chessboard: each player's
+/// name, Battleplan or supply, and notes (wrapped, so that an instruction
+/// such as taking a Queen off is never cut), then the game's notes.
+fn player_lines(panel: &Panel, width: u16) -> Vec<Line<'static>> {
     let mut lines: Vec<Line> = Vec::new();
     for p in &panel.players {
         let marker = if p.to_move { "▶ " } else { "  " };
@@ -605,7 +603,7 @@ fn draw_players(panel: &Panel, frame: &mut Frame, area: Rect) {
                     rest.iter().map(|c| c.piece.letter().to_string()).collect();
                 let count = format!("  {} left", p.plan.len());
                 // Spaced letters when they fit, packed in fives when not.
-                let room = area.width.saturating_sub(2 + 4 + 5) as usize;
+                let room = width.saturating_sub(2 + 4 + 5) as usize;
                 let spaced = format!(" {}", letters.join(" "));
                 let text = if spaced.len() + count.len() <= room {
                     spaced
@@ -619,15 +617,18 @@ fn draw_players(panel: &Panel, frame: &mut Frame, area: Rect) {
             None => plan.push(Span::raw("Battleplan empty: moves only").dim()),
         }
         lines.push(Line::from(plan));
-        lines.push(Line::from(format!("    {}", p.notes.join("; "))).dim());
+        // One note a line, wrapped under its own indent.
+        let inner = (width.saturating_sub(2 + 4) as usize).max(8);
+        for n in &p.notes {
+            for row in wrap_words(n, inner) {
+                lines.push(Line::from(format!("    {row}")).dim());
+            }
+        }
     }
     for n in &panel.notes {
         lines.push(Line::from(format!("  {n}")));
     }
-    frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Players ")),
-        area,
-    );
+    lines
 }
 
 fn title_of(c: Colour) -> &'static str {
@@ -729,8 +730,7 @@ fn draw_log(app: &App, frame: &mut Frame, area: Rect) {
     let inner = area.width.saturating_sub(2).max(1) as usize;
     // On a chessboard the lines (squares, SAN, notes) run long: they wrap,
     // and the newest that fit are shown. The card board keeps one line per
-    // event.
-    let wrap = app.chessboard;
+    // event, but for notices: what they say is shown nowhere else.
     let mut used = 0;
     let mut lines: Vec<Line> = Vec::new();
     for e in app
@@ -749,6 +749,7 @@ fn draw_log(app: &App, frame: &mut Frame, area: Rect) {
         };
         // Wrapped lines hang under the event's first line, so that each
         // event reads as one.
+        let wrap = app.chessboard || matches!(e.body, EventBody::Notice { .. });
         let rows = if wrap {
             let mut rows = wrap_words(text, inner.saturating_sub(3));
             for r in rows.iter_mut().skip(1) {
