@@ -118,6 +118,9 @@ pub struct Panel {
     /// Boardless games with an area limit (Twelve's 4x4): the corners of
     /// the cells pieces may still reach; the view frames them.
     pub limit: Option<(Cell, Cell)>,
+    /// Cards the rules have put out of play that still lie on the table
+    /// (Twelve's surrounded Queen): the view marks them to be taken off.
+    pub take_off: Vec<Cell>,
     /// Games of four armies in two teams (Enochian): who controls what, what
     /// is frozen, the thrones and the die.
     pub armies: Option<ArmiesPanel>,

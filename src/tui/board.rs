@@ -21,6 +21,9 @@ pub struct BoardView<'a> {
     /// Cells pieces may still reach (Twelve's area limit), framed; empty
     /// cells outside it get no dots.
     pub limit: Option<(Cell, Cell)>,
+    /// Cards out of play still on the table: marked `x` and struck through
+    /// until they are taken off.
+    pub take_off: &'a [Cell],
 }
 
 /// Card sizes tried, largest first: (width, height) in terminal cells.
@@ -131,6 +134,7 @@ impl BoardView<'_> {
         let attacker = self.attackers.contains(&cell);
         let cursor = self.cursor == Some(cell);
         let marked = self.marked == Some(cell);
+        let take_off = self.take_off.contains(&cell);
 
         // Only empty cells where a card could go (touching the board) are
         // dotted; the rest of the rectangle stays blank.
@@ -167,6 +171,8 @@ impl BoardView<'_> {
             '+'
         } else if marked {
             '*'
+        } else if take_off {
+            'x'
         } else if last {
             '>'
         } else {
@@ -179,6 +185,8 @@ impl BoardView<'_> {
                 .add_modifier(Modifier::BOLD);
         } else if attacker {
             style = style.bg(Color::Magenta).fg(Color::White);
+        } else if take_off {
+            style = style.add_modifier(Modifier::CROSSED_OUT | Modifier::DIM);
         } else if last {
             style = style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
         }

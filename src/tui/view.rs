@@ -182,7 +182,8 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             attackers: &attackers,
             cursor,
             marked,
-            limit: app.referee.panel().limit,
+            limit: panel.limit,
+            take_off: &panel.take_off,
         },
         inner,
     );
@@ -978,8 +979,11 @@ fn draw_help(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
     let mut legend = vec![
         ("! red", "a flagged cell: look here to mend the table"),
         ("> bold", "the last action"),
-        ("+ purple", "a piece giving check"),
     ];
+    // Twelve has no check.
+    if panel.limit.is_none() {
+        legend.push(("+ purple", "a piece giving check"));
+    }
     if panel.armies.is_some() {
         legend.push(("*", "the square of the piece in hand"));
         legend.push((
@@ -1005,6 +1009,9 @@ fn draw_help(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             "░░",
             "a dark square; wP bK: a piece's colour, then its type",
         ));
+    } else if panel.limit.is_some() {
+        legend.push(("┄┆ yellow", "the area pieces may still reach"));
+        legend.push(("x struck", "a surrounded Queen, out: take it off"));
     } else {
         legend.push(("░░", "a face-down card (a vacant square)"));
     }

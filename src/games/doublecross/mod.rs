@@ -1289,6 +1289,7 @@ impl crate::games::Game for DoubleCross {
             chessboard: true,
             cards: Some(cards),
             limit: None,
+            take_off: vec![],
             armies: None,
             players,
             notes: vec![],

@@ -1085,6 +1085,7 @@ impl Game for Enochian {
             chessboard: true,
             cards: None,
             limit: None,
+            take_off: vec![],
             armies: Some(ArmiesPanel {
                 mode: if self.opts.four() {
                     "four players".into()

@@ -619,6 +619,7 @@ impl crate::games::Game for EnPrise {
             chessboard: false,
             cards: None,
             limit: None,
+            take_off: vec![],
             armies: None,
         }
     }

@@ -708,6 +708,7 @@ impl crate::games::Game for Twelve {
             chessboard: false,
             cards: None,
             limit,
+            take_off: self.lingering.iter().flatten().copied().collect(),
             armies: None,
         }
     }
@@ -758,6 +759,7 @@ mod tests {
         });
         let p = g.panel();
         assert!(p.players[0].out && !p.players[1].out);
+        assert_eq!(p.take_off, [Cell::new(1, 0)], "the view marks the Queen");
         assert!(!p.players[0].to_move, "nobody moves once the game is over");
         assert!(
             p.players[0].notes[1].contains("take it off the table at (1,0)"),
