@@ -619,7 +619,7 @@ fn player_lines(panel: &Panel, width: u16) -> Vec<Line<'static>> {
         }
         lines.push(Line::from(plan));
         // One note a line, wrapped under its own indent.
-        let inner = (width.saturating_sub(2 + 4) as usize).max(8);
+        let inner = width.saturating_sub(2 + 4) as usize;
         for n in &p.notes {
             for row in wrap_words(n, inner) {
                 lines.push(Line::from(format!("    {row}")).dim());
