@@ -121,4 +121,13 @@ fn a_surrounded_queen_is_announced_in_full() {
         );
         insta::assert_snapshot!(format!("tw_queen_out_{}x{}", size.0, size.1), text);
     }
+    // The help's legend explains the struck-through card and leaves out
+    // the check mark Twelve never shows.
+    keys(&mut app, &[Char('?')]);
+    let help = screen(&app, (120, 40));
+    assert!(
+        help.contains("a surrounded Queen, out: take it off"),
+        "{help}"
+    );
+    assert!(!help.contains("giving check"), "{help}");
 }
