@@ -40,6 +40,7 @@ use image::{Rgb, RgbImage};
 
 use crate::deck::print::{corner_code_centres, read_corner_code, read_corner_code_at};
 use crate::table::{Card, Token};
+use crate::vision::outline::{self, Edges, Source};
 use crate::vision::scene::CARD_ASPECT;
 
 /// Width of a rectified card.
@@ -162,33 +163,40 @@ pub fn detect(frame: &RgbImage) -> Vec<Detected> {
     detect_with(frame, &CornerCode)
 }
 
-/// Finds the cards on the felt and reads each one with `id`.
+/// Finds the cards on the table and reads each one with `id`.
 pub fn detect_with(frame: &RgbImage, id: &dyn Identify) -> Vec<Detected> {
     let (w, h) = frame.dimensions();
     if w < 8 || h < 8 {
         return Vec::new();
     }
-    let classes = Classes::new(frame);
+    let edges = Edges::new(frame);
+    let hands = Hands::none();
     let (w, h) = (w as usize, h as usize);
-    let max_area = w * h / 6;
+    let max_area = w * h / 5;
     let mut first = Vec::new();
-    for runs in components(w, h, |i| classes.class[i] == CARD) {
-        let area: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
-        if !(MIN_AREA..=max_area).contains(&area) {
+    for blob in outline::blobs(&edges) {
+        if !(MIN_AREA..=max_area).contains(&blob.area) {
             continue;
         }
-        let patch = Patch::new(&runs);
+        let patch = Patch::new(&blob.runs);
         let boundary = patch.boundary();
-        let at_edge = patch.x0 < 0
-            || patch.y0 < 0
-            || patch.x0 + patch.w as i32 > w as i32
-            || patch.y0 + patch.h as i32 > h as i32;
         let Some(quad) = fit(&boundary, None) else {
             continue;
         };
-        let fill = area as f32 / quad.area.max(1.0);
-        let shaped = card_shaped(quad.aspect, fill) && !at_edge;
-        first.push((patch, boundary, quad, fill, shaped));
+        let fill = blob.area as f32 / quad.area.max(1.0);
+        // A near-card-shaped blob's outline is moved onto the card's edge
+        // now, so that the typical card below is the card, not its
+        // interior or its shadow. A region is eroded by the edge band all
+        // round, which makes it look longer than the card.
+        let near = (1.05..2.3).contains(&quad.aspect) && (0.85..1.12).contains(&fill);
+        let (quad, shaped) = if near && !blob.at_border {
+            let q = snapped(frame, &quad, blob.source);
+            let shaped = card_shaped(q.aspect, fill.min(1.0));
+            (q, shaped)
+        } else {
+            (quad, false)
+        };
+        first.push((patch, boundary, quad, fill, shaped, blob.source));
     }
     // The typical card, from the card-shaped blobs.
     let median = |mut v: Vec<f32>| {
@@ -197,54 +205,91 @@ pub fn detect_with(frame: &RgbImage, id: &dyn Identify) -> Vec<Detected> {
     };
     let typical_area = median(first.iter().filter(|f| f.4).map(|f| f.2.area).collect());
     let typical_short = median(first.iter().filter(|f| f.4).map(|f| f.2.short).collect());
+    if std::env::var_os("ARBITER_DEBUG_FINDER").is_some() {
+        eprintln!(
+            "threshold {} typical {:?} {:?}",
+            edges.threshold, typical_area, typical_short
+        );
+        for f in &first {
+            eprintln!(
+                "  {:?} centre ({:.0},{:.0}) area {:.0} aspect {:.2} fill {:.2} shaped {}",
+                f.5, f.2.centre.0, f.2.centre.1, f.2.area, f.2.aspect, f.3, f.4
+            );
+        }
+    }
 
-    let mut out = Vec::new();
-    for (patch, boundary, quad, fill, shaped) in first {
-        let oversized = typical_area.is_some_and(|t| quad.area > 1.5 * t);
-        let undersized = typical_area.is_some_and(|t| quad.area < 0.5 * t);
+    let mut out: Vec<Detected> = Vec::new();
+    for (patch, boundary, quad, fill, shaped, _) in first {
+        let oversized = typical_area.is_some_and(|t| quad.area > 1.6 * t);
+        let undersized = typical_area.is_some_and(|t| quad.area < 0.45 * t);
         if shaped && !oversized && !undersized {
-            let d = judge(frame, &classes, &quad, id);
+            let d = judge(frame, &hands, &quad, id);
             // A throne pair seen steeply can look like one long card; only
             // one that fails to read is worth a second look.
             let big = typical_area.is_none_or(|t| quad.area > 1.2 * t);
             let pair = (d.token.is_none() && d.confidence > 0.1 && big)
-                .then(|| throne_pair(frame, &classes, &boundary, &quad, typical_short, id))
+                .then(|| throne_pair(frame, &hands, &boundary, &quad, typical_short, id))
                 .flatten();
             out.push(pair.unwrap_or(d));
             continue;
         }
-        let parts = if undersized {
-            Vec::new()
-        } else {
-            split(&patch, &boundary, typical_area, typical_short, (w, h))
-        };
+        if undersized {
+            continue;
+        }
+        let parts = split(&patch, &boundary, typical_area, typical_short, (w, h));
         if parts.is_empty()
-            && !undersized
             && fill > 0.85
-            && let Some(d) = throne_pair(frame, &classes, &boundary, &quad, typical_short, id)
+            && let Some(d) = throne_pair(frame, &hands, &boundary, &quad, typical_short, id)
         {
             out.push(d);
             continue;
         }
-        if parts.is_empty() {
-            // Seen, but not as a card: no token. A blob far from any card's
-            // shape is not reported at all.
-            let loose = (1.0..2.2).contains(&quad.aspect) && (0.75..1.2).contains(&fill);
-            if oversized || loose {
-                out.push(Detected {
-                    corners: quad.corners,
-                    centre: quad.centre,
-                    token: None,
-                    confidence: 0.2,
-                });
-            }
-            continue;
-        }
         for part in &parts {
-            out.push(judge(frame, &classes, part, id));
+            let part = snapped(frame, part, Source::Hole);
+            out.push(judge(frame, &hands, &part, id));
         }
     }
-    out
+    dedupe(out)
+}
+
+/// One card is often found twice (as its own region and as a hole around
+/// it): of detections whose centres lie within a third of a card of each
+/// other, the read one (the surer one) stays.
+fn dedupe(mut dets: Vec<Detected>) -> Vec<Detected> {
+    let rank = |d: &Detected| (d.token.is_some(), d.confidence);
+    dets.sort_by(|a, b| {
+        rank(b)
+            .partial_cmp(&rank(a))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut kept: Vec<Detected> = Vec::new();
+    for d in dets {
+        let short = dist(d.corners[0], d.corners[1]);
+        if kept
+            .iter()
+            .any(|k| dist(k.centre, d.centre) < 0.35 * short.max(dist(k.corners[0], k.corners[1])))
+        {
+            continue;
+        }
+        kept.push(d);
+    }
+    kept
+}
+
+/// `quad` with its sides moved onto the card's edge in the frame (see
+/// [`outline::snap`]); a hole's outline includes the edge band outside the
+/// card, a region's lies inside the card's printed frame.
+fn snapped(frame: &RgbImage, quad: &Quad, source: Source) -> Quad {
+    // A hole may hold the card's shadow too; a region lies inside the
+    // card's printed frame, a few hundredths of the card in.
+    let (inward, outward) = match source {
+        Source::Hole => (0.15 * quad.short + 3.0, 2.0),
+        Source::Region => (2.0, 0.14 * quad.short + 2.0),
+    };
+    match outline::snap(frame, &quad.corners, inward, outward) {
+        Some(c) => quad_of(portrait(c)),
+        None => quad.clone(),
+    }
 }
 
 /// How far a throne's partner may stick out from under the top card, over
@@ -257,7 +302,7 @@ const PAIR_SHIFT: std::ops::Range<f32> = 0.3..0.9;
 /// of it as two cards finds a card on top.
 fn throne_pair(
     frame: &RgbImage,
-    classes: &Classes,
+    hands: &Hands,
     boundary: &[Edge],
     quad: &Quad,
     typical_short: Option<f32>,
@@ -308,7 +353,7 @@ fn throne_pair(
                 continue;
             }
             let grown = expand(&top.corners, top.centre, 0.12 * top.short + 2.0);
-            if classes.skin_in(&grown) > 0 {
+            if hands.cover(&grown) > 0 {
                 return Some(Detected {
                     corners: top.corners,
                     centre: top.centre,
@@ -427,81 +472,43 @@ fn card_shaped(aspect: f32, fill: f32) -> bool {
     (1.15..1.75).contains(&aspect) && (0.9..1.12).contains(&fill)
 }
 
-/// The frame's pixels sorted into felt, card and skin.
-struct Classes {
+/// Where a hand (or an arm, a sleeve) lies over the table: pixels of the
+/// frame, at the edge map's resolution.
+pub(crate) struct Hands {
     w: usize,
     h: usize,
-    class: Vec<u8>,
-    /// Skin pixels inside a skin patch per [`TILE`]-square tile, row-major;
-    /// empty when the frame has no skin-coloured pixel at all (the usual
-    /// case, which then costs nothing more).
-    skin_tiles: Vec<u32>,
-    tiles_w: usize,
+    /// Frame pixels per mask pixel.
+    scale: usize,
+    mask: Vec<bool>,
 }
 
-/// Side of a tile of [`Classes::skin_tiles`].
-const TILE: usize = 16;
-
-impl Classes {
-    fn new(frame: &RgbImage) -> Classes {
-        let (w, h) = (frame.width() as usize, frame.height() as usize);
-        let mut class = vec![FELT; w * h];
-        let mut any_skin = false;
-        for (c, p) in class.iter_mut().zip(frame.as_raw().chunks_exact(3)) {
-            *c = class_of(p[0], p[1], p[2]);
-            any_skin |= *c == SKIN;
+impl Hands {
+    /// No hand anywhere.
+    pub(crate) fn none() -> Hands {
+        Hands {
+            w: 0,
+            h: 0,
+            scale: 1,
+            mask: Vec::new(),
         }
-        let tiles_w = w.div_ceil(TILE);
-        let mut classes = Classes {
-            w,
-            h,
-            class,
-            skin_tiles: Vec::new(),
-            tiles_w,
-        };
-        if any_skin {
-            let mut tiles = vec![0u32; tiles_w * h.div_ceil(TILE)];
-            for y in 0..h {
-                for x in 0..w {
-                    if classes.skin_core(x, y) {
-                        tiles[y / TILE * tiles_w + x / TILE] += 1;
-                    }
-                }
-            }
-            classes.skin_tiles = tiles;
-        }
-        classes
     }
 
-    /// A lone skin-coloured pixel is noise on ink; a hand is a patch.
-    fn skin_core(&self, x: usize, y: usize) -> bool {
-        let (w, c) = (self.w, &self.class);
-        let i = y * w + x;
-        c[i] == SKIN
-            && x > 0
-            && c[i - 1] == SKIN
-            && x + 1 < w
-            && c[i + 1] == SKIN
-            && y > 0
-            && c[i - w] == SKIN
-            && y + 1 < self.h
-            && c[i + w] == SKIN
-    }
-
-    /// Skin-patch pixels whose centres lie inside the convex `quad`.
-    fn skin_in(&self, quad: &[(f32, f32); 4]) -> usize {
-        if self.skin_tiles.is_empty() {
+    /// Hand pixels (in frame pixels) whose centres lie inside the convex
+    /// `quad`.
+    fn cover(&self, quad: &[(f32, f32); 4]) -> usize {
+        if self.mask.is_empty() {
             return 0;
         }
+        let s = self.scale as f32;
+        let local = quad.map(|p| (p.0 / s, p.1 / s));
         let mut n = 0;
-        for_spans(quad, self.w, self.h, |y, x0, x1| {
-            for x in x0..x1 {
-                if self.skin_tiles[y / TILE * self.tiles_w + x / TILE] > 0 && self.skin_core(x, y) {
-                    n += 1;
-                }
-            }
+        for_spans(&local, self.w, self.h, |y, x0, x1| {
+            n += self.mask[y * self.w + x0..y * self.w + x1]
+                .iter()
+                .filter(|&&b| b)
+                .count();
         });
-        n
+        n * self.scale * self.scale
     }
 }
 
@@ -558,16 +565,16 @@ struct Edge {
 
 /// A horizontal run of pixels `x0..x1` in row `y`.
 #[derive(Clone, Copy, Debug)]
-struct Run {
-    y: u32,
-    x0: u32,
-    x1: u32,
+pub(super) struct Run {
+    pub y: u32,
+    pub x0: u32,
+    pub x1: u32,
 }
 
 /// Four-connected components of the pixels of a `w`×`h` grid for which
 /// `on(index)` holds, each as its runs in row-major order. Labelling runs
 /// rather than pixels: a card row is one or two runs, not a hundred pixels.
-fn components(w: usize, h: usize, on: impl Fn(usize) -> bool) -> Vec<Vec<Run>> {
+pub(super) fn components(w: usize, h: usize, on: impl Fn(usize) -> bool) -> Vec<Vec<Run>> {
     let mut runs: Vec<Run> = Vec::new();
     let mut row_start = Vec::with_capacity(h + 1);
     for y in 0..h {
@@ -911,7 +918,11 @@ fn fit(boundary: &[Edge], rough: Option<&[(f32, f32); 4]>) -> Option<Quad> {
             r.grow(EDGE).corners()
         }
     };
-    let corners = portrait(refine(&rough, boundary).unwrap_or(rough));
+    Some(quad_of(portrait(refine(&rough, boundary).unwrap_or(rough))))
+}
+
+/// The quadrilateral with these corners (portrait order) and its shape.
+fn quad_of(corners: [(f32, f32); 4]) -> Quad {
     let top = dist(corners[0], corners[1]);
     let bottom = dist(corners[3], corners[2]);
     let left = dist(corners[0], corners[3]);
@@ -923,13 +934,13 @@ fn fit(boundary: &[Edge], rough: Option<&[(f32, f32); 4]>) -> Option<Quad> {
                 .fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
             (c.0 / 4.0, c.1 / 4.0)
         });
-    Some(Quad {
+    Quad {
         corners,
         centre,
         area: polygon_area(&corners),
         aspect: (left + right) / (top + bottom).max(1e-3),
         short: (top + bottom) / 2.0,
-    })
+    }
 }
 
 /// The sides of a convex quadrilateral as lines with outward unit normals:
@@ -977,10 +988,10 @@ fn offset(q: &[(f32, f32); 4], by: f32) -> Option<[(f32, f32); 4]> {
 
 /// Reads one card-shaped quadrilateral, unless skin is on or right around
 /// it.
-fn judge(frame: &RgbImage, classes: &Classes, q: &Quad, id: &dyn Identify) -> Detected {
+fn judge(frame: &RgbImage, hands: &Hands, q: &Quad, id: &dyn Identify) -> Detected {
     let grow = 0.12 * q.short + 2.0;
     let grown = expand(&q.corners, q.centre, grow);
-    let skin = classes.skin_in(&grown);
+    let skin = hands.cover(&grown);
     if skin > 0 {
         // Seen, but a hand is on it: no token.
         let skin_frac = (skin as f32 / polygon_area(&grown).max(1.0)).max(0.01);
@@ -1022,7 +1033,10 @@ fn expand(q: &[(f32, f32); 4], c: (f32, f32), by: f32) -> [(f32, f32); 4] {
 }
 
 /// Intersection of the lines through `a` and `b`.
-fn intersect(a: ((f32, f32), (f32, f32)), b: ((f32, f32), (f32, f32))) -> Option<(f32, f32)> {
+pub(super) fn intersect(
+    a: ((f32, f32), (f32, f32)),
+    b: ((f32, f32), (f32, f32)),
+) -> Option<(f32, f32)> {
     let (p, r) = (a.0, (a.1.0 - a.0.0, a.1.1 - a.0.1));
     let (q, s) = (b.0, (b.1.0 - b.0.0, b.1.1 - b.0.1));
     let den = r.0 * s.1 - r.1 * s.0;
@@ -1129,10 +1143,10 @@ fn min_rect(hull: &[(f32, f32)]) -> Option<Rect> {
 }
 
 /// A line as a point and a unit direction.
-type Line = ((f32, f32), (f32, f32));
+pub(super) type Line = ((f32, f32), (f32, f32));
 
 /// Total least squares line through points.
-fn fit_line(pts: &[(f32, f32)]) -> Option<Line> {
+pub(super) fn fit_line(pts: &[(f32, f32)]) -> Option<Line> {
     if pts.len() < 3 {
         return None;
     }

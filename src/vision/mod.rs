@@ -8,6 +8,7 @@ pub mod calibration;
 pub mod cards;
 pub mod fixtures;
 pub mod lattice;
+mod outline;
 pub mod recognise;
 pub mod record;
 pub mod scene;

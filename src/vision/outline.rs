@@ -1,0 +1,408 @@
+//! Where the cards could be, whatever they lie on.
+//!
+//! A card is a card because of its outline: a closed, straight-sided
+//! quadrilateral of the 63×88 aspect with an edge all round it (the stock
+//! against the cloth, its bevel, its shadow). The cloth may have any colour
+//! or pattern, so nothing here asks what colour the table is.
+//!
+//! 1. **Edges.** The frame is halved (2×2 means: noise and JPEG blocks
+//!    average out, and the rest costs a quarter), smoothed, and the colour
+//!    gradient taken as the largest Sobel response over luminance and two
+//!    opponent chroma channels. A pixel is an *edge* when its gradient beats
+//!    a threshold set from the frame's own texture: a multiple of the median
+//!    gradient, which on any table is the cloth's (cards are the minority),
+//!    so wood grain or linen weave raise it and a plain cloth keeps it low.
+//! 2. **Regions.** The four-connected components of the non-edge pixels.
+//!    An edge band separates every card from the table, so a card shows up
+//!    twice: as a *region* of its own (the face inside its printed frame,
+//!    the back's field), and as a *hole* in the region around it (the whole
+//!    card with its edge band). Both are candidates, holes filled; either
+//!    may fail (a glyph that touches the frame line cuts the face region; a
+//!    grained table has no one region around the card) and the other still
+//!    finds the card.
+//! 3. **Blobs.** Each candidate is handed on, at frame resolution, to the
+//!    card fitter ([`super::cards`]), which fits the quadrilateral, splits
+//!    touching cards and reads them; [`snap`] then moves each side onto the
+//!    card's outer edge in the full-resolution frame.
+//!
+//! Blobs far from any card's size or shape (the table itself, a wood
+//! grain's strip, a gingham check) are dropped here already.
+
+use image::RgbImage;
+
+use super::cards::{Run, components};
+
+/// Frames whose shorter side is at least this are halved before the edge
+/// search.
+const HALVE_FROM: u32 = 400;
+/// The edge threshold over the frame's median gradient.
+const TEXTURE_FACTOR: f32 = 3.0;
+/// The least edge threshold, in 0–255 units of a step's height: sensor noise
+/// on a plain cloth.
+const MIN_THRESHOLD: f32 = 8.0;
+/// Fewest grid pixels a candidate may have (a card 40 px wide, halved, has
+/// about 400).
+const MIN_CANDIDATE: usize = 60;
+
+/// The edge map at grid resolution.
+pub(super) struct Edges {
+    /// Grid size.
+    pub w: usize,
+    pub h: usize,
+    /// Frame pixels per grid pixel (1 or 2).
+    pub scale: usize,
+    /// Colour gradient, 0–255 (a step's height).
+    pub mag: Vec<u8>,
+    pub threshold: u8,
+}
+
+impl Edges {
+    pub fn new(frame: &RgbImage) -> Edges {
+        let (fw, fh) = (frame.width() as usize, frame.height() as usize);
+        let scale = if frame.width().min(frame.height()) >= HALVE_FROM {
+            2
+        } else {
+            1
+        };
+        let (w, h) = (fw / scale, fh / scale);
+        // Opponent channels, scaled so that each spans about 0–255 ×4 (a
+        // fixed point for the 2×2 mean): L = (r + 2g + b), A = 2(r - g),
+        // B = (r + g) - 2b. Chroma steps count half as much as luminance:
+        // JPEG halves its resolution and noise is larger in it.
+        let n = w * h;
+        let mut chans = [vec![0i32; n], vec![0i32; n], vec![0i32; n]];
+        let src = frame.as_raw();
+        for y in 0..h {
+            for x in 0..w {
+                let (mut r, mut g, mut b) = (0i32, 0i32, 0i32);
+                for dy in 0..scale {
+                    let row = (y * scale + dy) * fw;
+                    for dx in 0..scale {
+                        let i = 3 * (row + x * scale + dx);
+                        r += i32::from(src[i]);
+                        g += i32::from(src[i + 1]);
+                        b += i32::from(src[i + 2]);
+                    }
+                }
+                let k = 4 / (scale * scale) as i32;
+                let (r, g, b) = (r * k, g * k, b * k);
+                let i = y * w + x;
+                chans[0][i] = r + 2 * g + b;
+                chans[1][i] = r - g;
+                chans[2][i] = (r + g - 2 * b) / 2;
+            }
+        }
+        // Each channel is now 16× its 0–255 value for luminance (4 from
+        // the mean's fixed point, 4 from the weights), 4× for chroma, then
+        // halved again in importance: luminance /16, chroma /8 (4, and ½).
+        let mut mag = vec![0u8; n];
+        let mut tmp = vec![0i32; n];
+        for (c, chan) in chans.iter_mut().enumerate() {
+            smooth(chan, &mut tmp, w, h);
+            // After smoothing (weights summing to 16): luminance ×256,
+            // chroma ×64. A Sobel response is 4× a step's height.
+            let unit = if c == 0 {
+                256.0 * 4.0
+            } else {
+                64.0 * 4.0 * 2.0
+            };
+            for y in 1..h.saturating_sub(1) {
+                for x in 1..w - 1 {
+                    let i = y * w + x;
+                    let p = |dx: isize, dy: isize| {
+                        chan[(i as isize + dy * w as isize + dx) as usize] as f32
+                    };
+                    let gx =
+                        p(1, -1) + 2.0 * p(1, 0) + p(1, 1) - p(-1, -1) - 2.0 * p(-1, 0) - p(-1, 1);
+                    let gy =
+                        p(-1, 1) + 2.0 * p(0, 1) + p(1, 1) - p(-1, -1) - 2.0 * p(0, -1) - p(1, -1);
+                    let m = ((gx * gx + gy * gy).sqrt() / unit).min(255.0) as u8;
+                    if m > mag[i] {
+                        mag[i] = m;
+                    }
+                }
+            }
+        }
+        let mut hist = [0usize; 256];
+        for &m in &mag {
+            hist[m as usize] += 1;
+        }
+        let (mut seen, mut median) = (0, 0);
+        for (v, &c) in hist.iter().enumerate() {
+            seen += c;
+            if 2 * seen >= n {
+                median = v;
+                break;
+            }
+        }
+        let threshold = (TEXTURE_FACTOR * median as f32)
+            .max(MIN_THRESHOLD)
+            .min(60.0) as u8;
+        Edges {
+            w,
+            h,
+            scale,
+            mag,
+            threshold,
+        }
+    }
+
+    fn is_edge(&self, i: usize) -> bool {
+        self.mag[i] > self.threshold
+    }
+}
+
+/// A 3×3 binomial blur in place (weights sum to 16), borders copied.
+fn smooth(c: &mut [i32], tmp: &mut [i32], w: usize, h: usize) {
+    tmp.copy_from_slice(c);
+    for y in 0..h {
+        let row = y * w;
+        for x in 1..w.saturating_sub(1) {
+            let i = row + x;
+            tmp[i] = c[i - 1] + 2 * c[i] + c[i + 1];
+        }
+        if w > 1 {
+            tmp[row] *= 4;
+            tmp[row + w - 1] *= 4;
+        }
+    }
+    for y in 0..h {
+        for x in 0..w {
+            let i = y * w + x;
+            c[i] = if y == 0 || y + 1 == h {
+                4 * tmp[i]
+            } else {
+                tmp[i - w] + 2 * tmp[i] + tmp[i + w]
+            };
+        }
+    }
+}
+
+/// Why a blob became a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Source {
+    /// A region of its own: inside the card's outline.
+    Region,
+    /// A hole in the region around it: the card with its edge band.
+    Hole,
+}
+
+/// A candidate blob, in frame pixels.
+pub(super) struct Blob {
+    pub runs: Vec<Run>,
+    pub source: Source,
+    /// Its area in frame pixels.
+    pub area: usize,
+    /// Touches the frame's border.
+    pub at_border: bool,
+}
+
+/// The candidate blobs of a frame: regions and holes of regions (see the
+/// module's steps 2 and 3), each with its holes filled.
+pub(super) fn blobs(edges: &Edges) -> Vec<Blob> {
+    let (w, h) = (edges.w, edges.h);
+    let max_area = w * h / 5;
+    let regions = components(w, h, |i| !edges.is_edge(i));
+    let mut out = Vec::new();
+    for runs in regions {
+        let area: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+        if area < MIN_CANDIDATE / 4 {
+            continue;
+        }
+        let (x_lo, x_hi) = runs
+            .iter()
+            .fold((u32::MAX, 0), |a, r| (a.0.min(r.x0), a.1.max(r.x1)));
+        let (y_lo, y_hi) = (runs[0].y, runs[runs.len() - 1].y);
+        let at_border = x_lo == 0 || y_lo == 0 || x_hi as usize == w || y_hi as usize + 1 == h;
+        let bw = (x_hi - x_lo) as usize;
+        let bh = (y_hi - y_lo) as usize + 1;
+        // A region's holes: the components of its bounding box's other
+        // pixels that do not reach the box's border.
+        if bw >= 6 && bh >= 6 {
+            let mut on = vec![false; bw * bh];
+            for r in &runs {
+                let row = (r.y - y_lo) as usize * bw;
+                on[row + (r.x0 - x_lo) as usize..row + (r.x1 - x_lo) as usize].fill(true);
+            }
+            let mut filled = runs.clone();
+            for hole in components(bw, bh, |i| !on[i]) {
+                let n: usize = hole.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+                let touches = hole.iter().any(|r| {
+                    r.y == 0 || r.y as usize + 1 == bh || r.x0 == 0 || r.x1 as usize == bw
+                });
+                if touches {
+                    continue;
+                }
+                let shifted: Vec<Run> = hole
+                    .iter()
+                    .map(|r| Run {
+                        y: r.y + y_lo,
+                        x0: r.x0 + x_lo,
+                        x1: r.x1 + x_lo,
+                    })
+                    .collect();
+                if n >= MIN_CANDIDATE && n <= max_area {
+                    out.push(Blob {
+                        area: n,
+                        runs: shifted.clone(),
+                        source: Source::Hole,
+                        at_border: false,
+                    });
+                }
+                filled.extend(shifted);
+            }
+            if !at_border && (MIN_CANDIDATE..=max_area).contains(&area) {
+                filled.sort_by_key(|r| (r.y, r.x0));
+                let n = filled.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+                out.push(Blob {
+                    area: n,
+                    runs: filled,
+                    source: Source::Region,
+                    at_border,
+                });
+            }
+        }
+    }
+    // To frame pixels.
+    let s = edges.scale as u32;
+    for b in &mut out {
+        b.area *= (s * s) as usize;
+        if s > 1 {
+            b.runs = b
+                .runs
+                .iter()
+                .flat_map(|r| {
+                    (0..s).map(move |k| Run {
+                        y: r.y * s + k,
+                        x0: r.x0 * s,
+                        x1: r.x1 * s,
+                    })
+                })
+                .collect();
+            b.runs.sort_by_key(|r| (r.y, r.x0));
+        }
+    }
+    out
+}
+
+/// Moves each side of `corners` (a card's outline, portrait order) onto the
+/// strongest straight colour step near it in the full-resolution frame:
+/// within `inward` pixels inside and `outward` outside. The outermost step
+/// nearly as strong as the strongest wins, so that a face's printed frame
+/// line does not stand in for the card's own edge. `None` when a side finds
+/// no step along most of its length.
+pub(super) fn snap(
+    frame: &RgbImage,
+    corners: &[(f32, f32); 4],
+    inward: f32,
+    outward: f32,
+) -> Option<[(f32, f32); 4]> {
+    const SAMPLES: usize = 16;
+    let c = corners
+        .iter()
+        .fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0));
+    let mut lines = Vec::with_capacity(4);
+    for i in 0..4 {
+        let (a, b) = (corners[i], corners[(i + 1) % 4]);
+        let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt().max(1e-3);
+        let d = ((b.0 - a.0) / len, (b.1 - a.1) / len);
+        let mut n = (-d.1, d.0);
+        if (a.0 - c.0) * n.0 + (a.1 - c.1) * n.1 < 0.0 {
+            n = (-n.0, -n.1);
+        }
+        let steps = ((inward + outward) * 2.0).ceil() as usize + 1;
+        let mut pts = Vec::with_capacity(SAMPLES);
+        let mut prof = vec![[0.0f32; 3]; steps + 1];
+        for k in 0..SAMPLES {
+            let t = 0.12 + 0.76 * (k as f32 + 0.5) / SAMPLES as f32;
+            let p = (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
+            let mut ok = true;
+            for (j, v) in prof.iter_mut().enumerate() {
+                let s = -inward + j as f32 * 0.5;
+                match sample(frame, p.0 + n.0 * s, p.1 + n.1 * s) {
+                    Some(px) => *v = px,
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            // Step strength between samples a pixel apart.
+            let strength = |j: usize| {
+                let (p, q) = (prof[j], prof[j + 2]);
+                let l = ((p[0] + 2.0 * p[1] + p[2]) - (q[0] + 2.0 * q[1] + q[2])).abs() / 4.0;
+                let ca = ((p[0] - p[1]) - (q[0] - q[1])).abs() / 2.0;
+                let cb = ((p[0] + p[1] - 2.0 * p[2]) - (q[0] + q[1] - 2.0 * q[2])).abs() / 4.0;
+                l.max(ca).max(cb)
+            };
+            let best = (0..steps.saturating_sub(1))
+                .map(strength)
+                .fold(0.0f32, f32::max);
+            if best < MIN_THRESHOLD {
+                continue;
+            }
+            let Some(j) = (0..steps.saturating_sub(1))
+                .rev()
+                .find(|&j| strength(j) >= 0.6 * best)
+            else {
+                continue;
+            };
+            let s = -inward + (j as f32 + 1.0) * 0.5;
+            pts.push((p.0 + n.0 * s, p.1 + n.1 * s));
+        }
+        if pts.len() < SAMPLES / 2 {
+            return None;
+        }
+        // Trimmed total least squares: a sample that caught a glyph or a
+        // neighbour's edge is dropped.
+        let mut line = super::cards::fit_line(&pts)?;
+        for tol in [2.0, 1.0] {
+            let nn = (-line.1.1, line.1.0);
+            let kept: Vec<(f32, f32)> = pts
+                .iter()
+                .copied()
+                .filter(|p| ((p.0 - line.0.0) * nn.0 + (p.1 - line.0.1) * nn.1).abs() < tol)
+                .collect();
+            if kept.len() < SAMPLES / 3 {
+                return None;
+            }
+            line = super::cards::fit_line(&kept)?;
+        }
+        lines.push(line);
+    }
+    let mut out = [(0.0, 0.0); 4];
+    for (i, o) in out.iter_mut().enumerate() {
+        let (l0, l1) = (lines[(i + 3) % 4], lines[i]);
+        let p = super::cards::intersect(
+            (l0.0, (l0.0.0 + l0.1.0, l0.0.1 + l0.1.1)),
+            (l1.0, (l1.0.0 + l1.1.0, l1.0.1 + l1.1.1)),
+        )?;
+        let moved = ((p.0 - corners[i].0).powi(2) + (p.1 - corners[i].1).powi(2)).sqrt();
+        if moved > 2.0 * (inward + outward) + 2.0 {
+            return None;
+        }
+        *o = p;
+    }
+    Some(out)
+}
+
+/// The frame's colour at a point, bilinear; `None` outside.
+fn sample(frame: &RgbImage, x: f32, y: f32) -> Option<[f32; 3]> {
+    let (w, h) = (frame.width() as usize, frame.height() as usize);
+    if !(x >= 0.0 && y >= 0.0 && x < (w - 1) as f32 && y < (h - 1) as f32) {
+        return None;
+    }
+    let (x0, y0) = (x as usize, y as usize);
+    let (fx, fy) = (x - x0 as f32, y - y0 as f32);
+    let raw = frame.as_raw();
+    let i = 3 * (y0 * w + x0);
+    let j = i + 3 * w;
+    Some(std::array::from_fn(|k| {
+        let top = f32::from(raw[i + k]) * (1.0 - fx) + f32::from(raw[i + 3 + k]) * fx;
+        let bot = f32::from(raw[j + k]) * (1.0 - fx) + f32::from(raw[j + 3 + k]) * fx;
+        top * (1.0 - fy) + bot * fy
+    }))
+}
