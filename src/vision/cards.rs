@@ -40,7 +40,7 @@ use image::{Rgb, RgbImage};
 
 use crate::deck::print::{corner_code_centres, read_corner_code, read_corner_code_at};
 use crate::table::{Card, Token};
-use crate::vision::outline::{self, Edges, Source};
+use crate::vision::outline::{self, Edges, Source, TableModel};
 use crate::vision::scene::CARD_ASPECT;
 
 /// Width of a rectified card.
@@ -165,16 +165,33 @@ pub fn detect(frame: &RgbImage) -> Vec<Detected> {
 
 /// Finds the cards on the table and reads each one with `id`.
 pub fn detect_with(frame: &RgbImage, id: &dyn Identify) -> Vec<Detected> {
+    find(frame, id).cards
+}
+
+/// What the card finder saw in one frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Finding {
+    /// The cards, read with the [`Identify`] given (none under a hand).
+    pub cards: Vec<Detected>,
+    /// A hand, an arm or a sleeve reaches over the table.
+    pub hand: bool,
+}
+
+/// Finds the cards on the table and reads each one with `id`, and tells
+/// whether a hand is over the table.
+pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     let (w, h) = frame.dimensions();
     if w < 8 || h < 8 {
-        return Vec::new();
+        return Finding::default();
     }
     let edges = Edges::new(frame);
-    let hands = Hands::none();
+    let regions = outline::regions(&edges);
+    let table = TableModel::learn(&edges, &regions.objects);
     let (w, h) = (w as usize, h as usize);
     let max_area = w * h / 5;
     let mut first = Vec::new();
-    for blob in outline::blobs(&edges) {
+    let by_colour = table.map(|t| t.blobs(frame)).unwrap_or_default();
+    for blob in by_colour.into_iter().chain(regions.blobs) {
         if !(MIN_AREA..=max_area).contains(&blob.area) {
             continue;
         }
@@ -203,8 +220,21 @@ pub fn detect_with(frame: &RgbImage, id: &dyn Identify) -> Vec<Detected> {
         v.sort_by(f32::total_cmp);
         v.get(v.len() / 2).copied()
     };
-    let typical_area = median(first.iter().filter(|f| f.4).map(|f| f.2.area).collect());
-    let typical_short = median(first.iter().filter(|f| f.4).map(|f| f.2.short).collect());
+    // A region is one card (a hole may be several touching): the regions
+    // say what a card is when there are enough of them.
+    let count = |src: Source| first.iter().filter(|f| f.4 && f.5 == src).count();
+    let trusted = if count(Source::Colour) >= 3 {
+        Some(Source::Colour)
+    } else if count(Source::Region) >= 3 {
+        Some(Source::Region)
+    } else {
+        None
+    };
+    let typical = |f: &&(Patch, Vec<Edge>, Quad, f32, bool, Source)| {
+        f.4 && trusted.is_none_or(|t| f.5 == t)
+    };
+    let typical_area = median(first.iter().filter(typical).map(|f| f.2.area).collect());
+    let typical_short = median(first.iter().filter(typical).map(|f| f.2.short).collect());
     if std::env::var_os("ARBITER_DEBUG_FINDER").is_some() {
         eprintln!(
             "threshold {} typical {:?} {:?}",
@@ -217,6 +247,9 @@ pub fn detect_with(frame: &RgbImage, id: &dyn Identify) -> Vec<Detected> {
             );
         }
     }
+
+    let cards: Vec<&Quad> = first.iter().filter(|f| f.4).map(|f| &f.2).collect();
+    let hands = Hands::find(&edges, &regions.objects, &cards, typical_area, typical_short);
 
     let mut out: Vec<Detected> = Vec::new();
     for (patch, boundary, quad, fill, shaped, _) in first {
@@ -249,7 +282,10 @@ pub fn detect_with(frame: &RgbImage, id: &dyn Identify) -> Vec<Detected> {
             out.push(judge(frame, &hands, &part, id));
         }
     }
-    dedupe(out)
+    Finding {
+        cards: dedupe(out),
+        hand: !hands.mask.is_empty(),
+    }
 }
 
 /// One card is often found twice (as its own region and as a hole around
@@ -265,13 +301,19 @@ fn dedupe(mut dets: Vec<Detected>) -> Vec<Detected> {
     let mut kept: Vec<Detected> = Vec::new();
     for d in dets {
         let short = dist(d.corners[0], d.corners[1]);
-        if kept
-            .iter()
-            .any(|k| dist(k.centre, d.centre) < 0.35 * short.max(dist(k.corners[0], k.corners[1])))
-        {
-            continue;
+        let same = kept.iter_mut().find(|k| {
+            dist(k.centre, d.centre) < 0.35 * short.max(dist(k.corners[0], k.corners[1]))
+        });
+        match same {
+            // Two reads of one card that disagree: neither is trusted.
+            Some(k) => {
+                if d.token.is_some() && k.token != d.token {
+                    k.token = None;
+                    k.confidence = 0.3;
+                }
+            }
+            None => kept.push(d),
         }
-        kept.push(d);
     }
     kept
 }
@@ -282,12 +324,22 @@ fn dedupe(mut dets: Vec<Detected>) -> Vec<Detected> {
 fn snapped(frame: &RgbImage, quad: &Quad, source: Source) -> Quad {
     // A hole may hold the card's shadow too; a region lies inside the
     // card's printed frame, a few hundredths of the card in.
+    // A hole holds its edge band, so the card's edge is never outside it:
+    // looking outward would find the next card's.
     let (inward, outward) = match source {
-        Source::Hole => (0.15 * quad.short + 3.0, 2.0),
+        Source::Hole => (0.15 * quad.short + 3.0, 1.0),
         Source::Region => (2.0, 0.14 * quad.short + 2.0),
+        // Pixel-exact already, but for a shadow or a halo.
+        Source::Colour => (2.0, 1.0),
     };
     match outline::snap(frame, &quad.corners, inward, outward) {
-        Some(c) => quad_of(portrait(c)),
+        Some(c) => {
+            let q = quad_of(portrait(c));
+            // A snap that changed the card's shape caught something else.
+            let kept = (q.aspect - quad.aspect).abs() < 0.12
+                || card_shaped(q.aspect, 1.0) && !card_shaped(quad.aspect, 1.0);
+            if kept { q } else { quad.clone() }
+        }
         None => quad.clone(),
     }
 }
@@ -483,14 +535,50 @@ pub(crate) struct Hands {
 }
 
 impl Hands {
-    /// No hand anywhere.
-    pub(crate) fn none() -> Hands {
-        Hands {
-            w: 0,
-            h: 0,
-            scale: 1,
-            mask: Vec::new(),
+    /// The hands among the large regions of the frame (see
+    /// [`outline::Object`]): each reaches in from a side of the frame, is
+    /// neither the table (the largest region) nor a strip across the frame
+    /// (a table's edge, a plank, a stripe), is larger and thicker than a
+    /// card and is not mostly cards. Shape, not colour: a warm table, a
+    /// red card and a dark sleeve are all judged alike.
+    fn find(
+        edges: &Edges,
+        objects: &[outline::Object],
+        cards: &[&Quad],
+        typical_area: Option<f32>,
+        typical_short: Option<f32>,
+    ) -> Hands {
+        let (w, h, s) = (edges.w, edges.h, edges.scale);
+        let s2 = (s * s) as f32;
+        let frame_area = (w * h) as f32 * s2;
+        let min_area = typical_area.map_or(0.02 * frame_area, |a| (2.0 * a).max(0.006 * frame_area));
+        let min_depth = typical_short.map_or(0.03 * w.min(h) as f32 * s as f32, |t| 0.3 * t);
+        let mut mask: Vec<bool> = Vec::new();
+        for o in objects.iter().skip(1) {
+            if (o.area as f32) * s2 < min_area || o.spans() || !o.sides.iter().any(|&x| x) {
+                continue;
+            }
+            let patch = Patch::new(&o.runs);
+            let depth = patch.distance_sq().iter().copied().fold(0.0f32, f32::max).sqrt();
+            if depth * (s as f32) < min_depth {
+                continue;
+            }
+            let on_cards: usize = cards
+                .iter()
+                .map(|q| patch.count_in(&q.corners.map(|p| (p.0 / s as f32, p.1 / s as f32))))
+                .sum();
+            if 2 * on_cards > o.area {
+                continue;
+            }
+            if mask.is_empty() {
+                mask = vec![false; w * h];
+            }
+            for r in &o.runs {
+                let row = r.y as usize * w;
+                mask[row + r.x0 as usize..row + r.x1 as usize].fill(true);
+            }
         }
+        Hands { w, h, scale: s, mask }
     }
 
     /// Hand pixels (in frame pixels) whose centres lie inside the convex

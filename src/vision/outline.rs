@@ -54,6 +54,8 @@ pub(super) struct Edges {
     /// Colour gradient, 0–255 (a step's height).
     pub mag: Vec<u8>,
     pub threshold: u8,
+    /// Mean colour of each grid pixel.
+    pub rgb: Vec<[u8; 3]>,
 }
 
 impl Edges {
@@ -71,6 +73,7 @@ impl Edges {
         // JPEG halves its resolution and noise is larger in it.
         let n = w * h;
         let mut chans = [vec![0i32; n], vec![0i32; n], vec![0i32; n]];
+        let mut rgb = vec![[0u8; 3]; n];
         let src = frame.as_raw();
         for y in 0..h {
             for x in 0..w {
@@ -87,6 +90,7 @@ impl Edges {
                 let k = 4 / (scale * scale) as i32;
                 let (r, g, b) = (r * k, g * k, b * k);
                 let i = y * w + x;
+                rgb[i] = [r, g, b].map(|v| ((v + 2) / 4).min(255) as u8);
                 chans[0][i] = r + 2 * g + b;
                 chans[1][i] = r - g;
                 chans[2][i] = (r + g - 2 * b) / 2;
@@ -123,6 +127,16 @@ impl Edges {
                 }
             }
         }
+        // The outer ring is edge: without it, every region that reaches the
+        // frame's side would join every other along the ring.
+        for x in 0..w {
+            mag[x] = 255;
+            mag[(h - 1) * w + x] = 255;
+        }
+        for y in 0..h {
+            mag[y * w] = 255;
+            mag[y * w + w - 1] = 255;
+        }
         let mut hist = [0usize; 256];
         for &m in &mag {
             hist[m as usize] += 1;
@@ -138,12 +152,19 @@ impl Edges {
         let threshold = (TEXTURE_FACTOR * median as f32)
             .max(MIN_THRESHOLD)
             .min(60.0) as u8;
+        if let Some(path) = std::env::var_os("ARBITER_DEBUG_EDGES") {
+            let img = image::GrayImage::from_fn(w as u32, h as u32, |x, y| {
+                image::Luma([if mag[y as usize * w + x as usize] > threshold { 255 } else { 0 }])
+            });
+            let _ = img.save(path);
+        }
         Edges {
             w,
             h,
             scale,
             mag,
             threshold,
+            rgb,
         }
     }
 
@@ -185,6 +206,8 @@ pub(super) enum Source {
     Region,
     /// A hole in the region around it: the card with its edge band.
     Hole,
+    /// Pixels unlike the table's colour there (see [`TableModel`]).
+    Colour,
 }
 
 /// A candidate blob, in frame pixels.
@@ -197,13 +220,44 @@ pub(super) struct Blob {
     pub at_border: bool,
 }
 
+/// A large region that is no card: the table, a piece of it, or something
+/// over it (a hand, an arm, a sleeve). At grid resolution.
+pub(super) struct Object {
+    pub runs: Vec<Run>,
+    /// Grid pixels.
+    pub area: usize,
+    /// The frame sides it touches: left, top, right, bottom.
+    pub sides: [bool; 4],
+}
+
+impl Object {
+    /// It reaches from one side of the frame to the opposite one, as a
+    /// table's edge, a plank or a stripe does, and an arm does not.
+    pub fn spans(&self) -> bool {
+        (self.sides[0] && self.sides[2]) || (self.sides[1] && self.sides[3])
+    }
+}
+
+/// The frame's regions sorted for the card fitter and the hand test.
+pub(super) struct Regions {
+    /// Candidate card blobs, in frame pixels.
+    pub blobs: Vec<Blob>,
+    /// Regions at least [`MIN_OBJECT`] of the frame, largest first.
+    pub objects: Vec<Object>,
+}
+
+/// Fraction of the grid a region must cover to be an [`Object`].
+const MIN_OBJECT: f32 = 0.003;
+
 /// The candidate blobs of a frame: regions and holes of regions (see the
-/// module's steps 2 and 3), each with its holes filled.
-pub(super) fn blobs(edges: &Edges) -> Vec<Blob> {
+/// module's steps 2 and 3), each with its holes filled; and the large
+/// regions.
+pub(super) fn regions(edges: &Edges) -> Regions {
     let (w, h) = (edges.w, edges.h);
     let max_area = w * h / 5;
     let regions = components(w, h, |i| !edges.is_edge(i));
     let mut out = Vec::new();
+    let mut objects = Vec::new();
     for runs in regions {
         let area: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
         if area < MIN_CANDIDATE / 4 {
@@ -213,7 +267,22 @@ pub(super) fn blobs(edges: &Edges) -> Vec<Blob> {
             .iter()
             .fold((u32::MAX, 0), |a, r| (a.0.min(r.x0), a.1.max(r.x1)));
         let (y_lo, y_hi) = (runs[0].y, runs[runs.len() - 1].y);
-        let at_border = x_lo == 0 || y_lo == 0 || x_hi as usize == w || y_hi as usize + 1 == h;
+        // The edge map's outer ring is never an edge: a region touches the
+        // frame's side when it reaches that ring.
+        let sides = [
+            x_lo <= 1,
+            y_lo <= 1,
+            x_hi as usize + 1 >= w,
+            y_hi as usize + 2 >= h,
+        ];
+        let at_border = sides.iter().any(|&s| s);
+        if area as f32 >= MIN_OBJECT * (w * h) as f32 {
+            objects.push(Object {
+                runs: runs.clone(),
+                area,
+                sides,
+            });
+        }
         let bw = (x_hi - x_lo) as usize;
         let bh = (y_hi - y_lo) as usize + 1;
         // A region's holes: the components of its bounding box's other
@@ -263,6 +332,7 @@ pub(super) fn blobs(edges: &Edges) -> Vec<Blob> {
             }
         }
     }
+    objects.sort_by_key(|o| std::cmp::Reverse(o.area));
     // To frame pixels.
     let s = edges.scale as u32;
     for b in &mut out {
@@ -282,7 +352,10 @@ pub(super) fn blobs(edges: &Edges) -> Vec<Blob> {
             b.runs.sort_by_key(|r| (r.y, r.x0));
         }
     }
-    out
+    Regions {
+        blobs: out,
+        objects,
+    }
 }
 
 /// Moves each side of `corners` (a card's outline, portrait order) onto the
@@ -405,4 +478,177 @@ fn sample(frame: &RgbImage, x: f32, y: f32) -> Option<[f32; 3]> {
         let bot = f32::from(raw[j + k]) * (1.0 - fx) + f32::from(raw[j + 3 + k]) * fx;
         top * (1.0 - fy) + bot * fy
     }))
+}
+
+/// The table's colour, learned from the frame: the largest region of the
+/// edge map is the table (or the most of it that one region holds), and its
+/// colour is averaged in tiles, so that a light gradient, a lamp's glare or
+/// a soft shadow is part of the model. Tiles under cards take their
+/// neighbours' colour. A pixel is *table* when its chromaticity and its
+/// brightness are both close to its tile's; everything else is something on
+/// the table. On a plain cloth of any colour this outlines the cards more
+/// surely than edges do (a blurred frame closes the gaps between edges);
+/// where a card looks like the cloth (white on white, a back the cloth's
+/// colour), or the cloth is patterned, the edge map's candidates remain.
+pub(super) struct TableModel {
+    scale: usize,
+    tw: usize,
+    th: usize,
+    /// Mean R, G, B per tile.
+    means: Vec<[f32; 3]>,
+    /// Largest chromaticity difference that is still table.
+    chroma_tol: f32,
+    /// Largest brightness ratio (either way) that is still table.
+    bright_tol: f32,
+}
+
+/// Side of a tile of [`TableModel`], in grid pixels.
+const TILE: usize = 12;
+/// The least share of the grid the largest region must hold to be taken
+/// for the table: on a patterned cloth no region does.
+const MIN_TABLE: f32 = 0.2;
+
+/// Chromaticity of a colour: brightness does not change it; the constant
+/// keeps dark pixels' noisy hue from counting much.
+fn chroma(c: [f32; 3]) -> (f32, f32) {
+    let s = c[0] + c[1] + c[2] + 24.0;
+    ((c[0] - c[1]) / s, (c[2] - c[1]) / s)
+}
+
+impl TableModel {
+    /// `None` when no region is large enough to be the table.
+    pub fn learn(edges: &Edges, objects: &[Object]) -> Option<TableModel> {
+        let table = objects.first()?;
+        let (w, h) = (edges.w, edges.h);
+        if (table.area as f32) < MIN_TABLE * (w * h) as f32 {
+            return None;
+        }
+        let (tw, th) = (w.div_ceil(TILE), h.div_ceil(TILE));
+        let mut sums = vec![[0.0f32; 4]; tw * th];
+        for r in &table.runs {
+            let y = r.y as usize;
+            for x in r.x0 as usize..r.x1 as usize {
+                let c = edges.rgb[y * w + x];
+                let t = &mut sums[y / TILE * tw + x / TILE];
+                t[0] += f32::from(c[0]);
+                t[1] += f32::from(c[1]);
+                t[2] += f32::from(c[2]);
+                t[3] += 1.0;
+            }
+        }
+        // Tiles with too little table take the mean of their known
+        // neighbours, ring by ring.
+        let enough = (TILE * TILE / 5) as f32;
+        let mut means: Vec<Option<[f32; 3]>> = sums
+            .iter()
+            .map(|t| (t[3] >= enough).then(|| [t[0] / t[3], t[1] / t[3], t[2] / t[3]]))
+            .collect();
+        if means.iter().all(|m| m.is_none()) {
+            return None;
+        }
+        while means.iter().any(|m| m.is_none()) {
+            let before = means.clone();
+            for ty in 0..th {
+                for tx in 0..tw {
+                    if before[ty * tw + tx].is_some() {
+                        continue;
+                    }
+                    let (mut acc, mut n) = ([0.0f32; 3], 0.0);
+                    for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                        let (x, y) = (tx as isize + dx, ty as isize + dy);
+                        if x < 0 || y < 0 || x >= tw as isize || y >= th as isize {
+                            continue;
+                        }
+                        if let Some(m) = before[y as usize * tw + x as usize] {
+                            for k in 0..3 {
+                                acc[k] += m[k];
+                            }
+                            n += 1.0;
+                        }
+                    }
+                    if n > 0.0 {
+                        means[ty * tw + tx] = Some(acc.map(|a| a / n));
+                    }
+                }
+            }
+        }
+        let means: Vec<[f32; 3]> = means.into_iter().map(|m| m.unwrap_or([0.0; 3])).collect();
+        // The cloth's own spread about its tiles (grain, weave, noise),
+        // robustly: the median deviation.
+        let mut dc = Vec::new();
+        let mut db = Vec::new();
+        for r in table.runs.iter().step_by(3) {
+            let y = r.y as usize;
+            for x in (r.x0 as usize..r.x1 as usize).step_by(3) {
+                let c = edges.rgb[y * w + x].map(f32::from);
+                let m = means[y / TILE * tw + x / TILE];
+                let (a, b) = (chroma(c), chroma(m));
+                dc.push((a.0 - b.0).abs().max((a.1 - b.1).abs()));
+                let (sc, sm) = (c[0] + c[1] + c[2] + 24.0, m[0] + m[1] + m[2] + 24.0);
+                db.push((sc / sm).ln().abs());
+            }
+        }
+        let median = |v: &mut Vec<f32>| {
+            v.sort_by(f32::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(0.0)
+        };
+        let chroma_tol = (6.0 * median(&mut dc)).max(0.04);
+        let bright_tol = (6.0 * median(&mut db)).max(0.3);
+        Some(TableModel {
+            scale: edges.scale,
+            tw,
+            th,
+            means,
+            chroma_tol,
+            bright_tol,
+        })
+    }
+
+    /// Whether the frame pixel `(x, y)` of colour `c` looks like the table.
+    fn is_table(&self, x: usize, y: usize, c: [u8; 3]) -> bool {
+        let (tx, ty) = (
+            (x / self.scale / TILE).min(self.tw - 1),
+            (y / self.scale / TILE).min(self.th - 1),
+        );
+        let m = self.means[ty * self.tw + tx];
+        let c = c.map(f32::from);
+        let (a, b) = (chroma(c), chroma(m));
+        let (sc, sm) = (c[0] + c[1] + c[2] + 24.0, m[0] + m[1] + m[2] + 24.0);
+        (a.0 - b.0).abs() <= self.chroma_tol
+            && (a.1 - b.1).abs() <= self.chroma_tol
+            && (sc / sm).ln().abs() <= self.bright_tol
+    }
+
+    /// The blobs of pixels unlike the table, in frame pixels, holes up to a
+    /// tenth of their area filled (ink that happens to match the cloth).
+    pub fn blobs(&self, frame: &RgbImage) -> Vec<Blob> {
+        let (w, h) = (frame.width() as usize, frame.height() as usize);
+        let raw = frame.as_raw();
+        let mut on = vec![false; w * h];
+        for y in 0..h {
+            for x in 0..w {
+                let i = y * w + x;
+                on[i] = !self.is_table(x, y, [raw[3 * i], raw[3 * i + 1], raw[3 * i + 2]]);
+            }
+        }
+        let max_area = w * h / 5;
+        components(w, h, |i| on[i])
+            .into_iter()
+            .filter_map(|runs| {
+                let area: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+                if !(MIN_CANDIDATE..=max_area).contains(&area) {
+                    return None;
+                }
+                let at_border = runs.first().is_some_and(|r| r.y == 0)
+                    || runs.last().is_some_and(|r| r.y as usize + 1 == h)
+                    || runs.iter().any(|r| r.x0 == 0 || r.x1 as usize == w);
+                Some(Blob {
+                    runs,
+                    source: Source::Colour,
+                    area,
+                    at_border,
+                })
+            })
+            .collect()
+    }
 }

@@ -4,7 +4,7 @@ use image::RgbImage;
 
 use crate::table::{Cell, Table, Token};
 use crate::vision::calibration::Calibration;
-use crate::vision::cards::{detect_with, hand_present};
+use crate::vision::cards::find;
 use crate::vision::lattice;
 use crate::vision::templates::DeckModel;
 
@@ -93,8 +93,8 @@ impl Recogniser {
     /// the cells come from the cards alone, and the reading's `note` says
     /// why.
     pub fn recognise(&self, frame: &RgbImage) -> Recognition {
-        let dets = detect_with(frame, self.deck.model());
-        let busy = hand_present(frame);
+        let finding = find(frame, self.deck.model());
+        let (dets, busy) = (finding.cards, finding.hand);
         let size = frame.dimensions();
         let (placement, stale) = match &self.calibration {
             Some(cal) if dets.is_empty() => (None, cal.check(&dets, size).err()),
