@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use arbiter::vision::cards::{Identify, detect_with, rectify};
+use arbiter::vision::cards::{CornerCode, Identify, detect_with, rectify};
 use arbiter::vision::templates::DeckModel;
 use image::Rgb;
 
@@ -21,7 +21,10 @@ fn main() -> Result<(), String> {
             images.push(PathBuf::from(a));
         }
     }
-    let model = deck.as_ref().unwrap_or_else(|| DeckModel::bundled());
+    let model: &dyn Identify = match deck.as_ref() {
+        Some(d) => d,
+        None => &CornerCode,
+    };
     for path in images {
         let mut frame = image::open(&path)
             .map_err(|e| format!("{}: {e}", path.display()))?

@@ -123,13 +123,17 @@ pub trait Identify {
 pub struct CornerCode;
 
 impl Identify for CornerCode {
+    /// Both corner codes must read, and agree: one code alone is too weak
+    /// a check (its one-module correction names a card for a tenth of
+    /// random patterns, such as a back's corner seen through an outline a
+    /// little off), and the back is tested first for the same reason.
     fn identify(&self, card: &RgbImage) -> (Option<Token>, f32) {
-        if let Some(card) = read_corner_code(card) {
-            (Some(Token::Up(card)), 0.95)
-        } else if is_back(card) {
-            (Some(Token::Down), 0.9)
-        } else {
-            (None, 0.5)
+        if is_back(card) {
+            return (Some(Token::Down), 0.9);
+        }
+        match (read_corner_code_at(card, false), read_corner_code_at(card, true)) {
+            (Some(a), Some(b)) if a == b => (Some(Token::Up(a)), 0.95),
+            _ => (None, 0.5),
         }
     }
 
@@ -252,9 +256,12 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     let hands = Hands::find(&edges, &regions.objects, &cards, typical_area, typical_short);
 
     let mut out: Vec<Detected> = Vec::new();
-    for (patch, boundary, quad, fill, shaped, _) in first {
+    for (patch, boundary, quad, fill, shaped, source) in first {
         let oversized = typical_area.is_some_and(|t| quad.area > 1.6 * t);
-        let undersized = typical_area.is_some_and(|t| quad.area < 0.45 * t);
+        // A region found inside a card (a back's pattern, a glyph) and
+        // snapped outward falls short of the card.
+        let least = if source == Source::Region { 0.7 } else { 0.45 };
+        let undersized = typical_area.is_some_and(|t| quad.area < least * t);
         if shaped && !oversized && !undersized {
             let d = judge(frame, &hands, &quad, id);
             // A throne pair seen steeply can look like one long card; only
@@ -299,6 +306,11 @@ fn dedupe(mut dets: Vec<Detected>) -> Vec<Detected> {
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     let mut kept: Vec<Detected> = Vec::new();
+    if std::env::var_os("ARBITER_DEBUG_FINDER").is_some() {
+        for d in &dets {
+            eprintln!("  det {:?} {:.2} centre ({:.0},{:.0}) corners {:?}", d.token, d.confidence, d.centre.0, d.centre.1, d.corners);
+        }
+    }
     for d in dets {
         let short = dist(d.corners[0], d.corners[1]);
         let same = kept.iter_mut().find(|k| {
