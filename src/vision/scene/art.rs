@@ -118,18 +118,23 @@ impl ArtDeck {
                 let stock = [248.0, 247.0, 243.0];
                 let g = 0.64;
                 let d = piece_sdf(card.piece, x / g, y / g) * g;
+                let white = card.colour == Colour::White;
                 if d.abs() < 0.014 {
-                    return ink;
+                    return if white { [80.0, 80.0, 82.0] } else { ink };
                 }
                 if d < 0.0 {
-                    return mix(ink, [255.0; 3], 0.65);
+                    return if white {
+                        [255.0; 3]
+                    } else {
+                        mix(ink, [255.0; 3], 0.65)
+                    };
                 }
                 for (sx, sy) in [(1.0, 1.0), (-1.0, -1.0)] {
                     let (lx, ly) = (sx * x, sy * y);
                     let s = 0.17;
                     let (ix, iy) = (lx + 0.5 - 0.12, ly + h2 - 0.14);
                     if piece_sdf(card.piece, ix / s, iy / s) < 0.0 {
-                        return ink;
+                        return ink_or_grey(card.colour);
                     }
                 }
                 stock

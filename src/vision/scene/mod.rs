@@ -1398,6 +1398,154 @@ mod tests {
         }
     }
 
+    /// A card of one flat colour on a plain white table.
+    fn flat(_: Option<Card>) -> RgbImage {
+        RgbImage::from_pixel(40, 56, Rgb([200, 30, 30]))
+    }
+
+    fn white_table(pitch: f32) -> Look {
+        Look {
+            surface: Some(Surface {
+                kind: SurfaceKind::White,
+                base: [235.0; 3],
+                second: [0.0; 3],
+                px_per_cm: pitch / surface::CARD_CM,
+                feature_cm: 0.0,
+                angle_deg: 0.0,
+                seed: 0,
+            }),
+            ..Look::default()
+        }
+    }
+
+    #[test]
+    fn truth_corners_land_on_the_card_through_a_barrel_lens() {
+        let t = table("rK uQ\nbP ##\n");
+        for k1 in [0.0, 0.25] {
+            let mut p = small(SceneParams::clean());
+            p.pitch_px = 40.0;
+            p.layout_rotation_deg = 31.0;
+            p.tilt_deg = 20.0;
+            p.look = Look {
+                barrel_k1: k1,
+                card_relief: 1.0,
+                gap_fraction: Some(0.3),
+                ..white_table(40.0)
+            };
+            let s = render(&t, &p, &flat, &felt(32, 0));
+            let red = |x: f32, y: f32| {
+                let px = s.image.get_pixel(x.round() as u32, y.round() as u32).0;
+                px[0] > 150 && px[1] < 90
+            };
+            for ct in &s.truth {
+                let (cx, cy) = ct.centre_px;
+                assert!(red(cx, cy));
+                for (x, y) in ct.corners_px {
+                    // 3 px in from each corner is card, 3 px out is not.
+                    let (dx, dy) = (cx - x, cy - y);
+                    let n = dx.hypot(dy);
+                    assert!(
+                        red(x + 3.0 * dx / n, y + 3.0 * dy / n),
+                        "k1 {k1} {:?}",
+                        ct.cell
+                    );
+                    assert!(
+                        !red(x - 3.0 * dx / n, y - 3.0 * dy / n),
+                        "k1 {k1} {:?}",
+                        ct.cell
+                    );
+                }
+            }
+            // lay_out agrees with render.
+            let l = lay_out(&t, &p);
+            assert_eq!(
+                l.iter().map(|c| c.corners_px).collect::<Vec<_>>(),
+                s.truth.iter().map(|c| c.corners_px).collect::<Vec<_>>()
+            );
+            // The geometry projects as the truth says.
+            let c = s.geometry.project((0.0, 0.0));
+            assert!(c.0.is_finite() && c.1.is_finite());
+        }
+    }
+
+    #[test]
+    fn a_default_look_changes_no_byte_and_no_truth_line() {
+        let t = table(FOUR);
+        let mut p = small(SceneParams::tough());
+        p.seed = 5;
+        let text = format!("{p:?}");
+        assert!(!text.contains("look"), "{text}");
+        assert!(text.starts_with("SceneParams { width: 320, height: 180,"));
+        let mut q = p.clone();
+        q.look.white_balance = 0.5;
+        assert!(format!("{q:?}").contains("look: Look {"));
+        let a = render(&t, &p, &cards(40), &felt(64, 5));
+        let b = render(&t, &q, &cards(40), &felt(64, 5));
+        assert_ne!(a.image.as_raw(), b.image.as_raw());
+    }
+
+    #[test]
+    fn glare_burns_out_and_white_balance_tints() {
+        let t = table("rK\n");
+        let mut p = small(SceneParams::clean());
+        p.look = Look {
+            glare: Some(Glare {
+                at: (0.2, 0.2),
+                radius: 0.1,
+                strength: 1.0,
+            }),
+            white_balance: 0.8,
+            ..white_table(24.0)
+        };
+        let s = render(&t, &p, &flat, &felt(32, 0));
+        let at = |x: u32, y: u32| s.image.get_pixel(x, y).0;
+        let spot = at(64, 36);
+        assert!(spot[0] == 255 && spot[1] >= 250, "{spot:?}");
+        // Away from the spot, the white table is warm: more red than blue.
+        let far = at(300, 170);
+        assert!(far[0] as i32 - far[2] as i32 > 30, "{far:?}");
+    }
+
+    #[test]
+    fn a_sleeve_covers_the_forearm_and_a_glove_the_hand() {
+        let t = table("rK uQ yN\nbP wB rR\nuN yP ##\n");
+        let look = |glove: bool| Look {
+            occluder: Some(OccluderLook {
+                skin: SKIN_TONES[7],
+                sleeve: Some(Sleeve {
+                    colour: [20, 200, 40],
+                    cuff: 1.0,
+                    glove,
+                }),
+            }),
+            ..white_table(24.0)
+        };
+        let mut p = small(SceneParams::clean());
+        p.hand = Some(HandParams {
+            reach: 0.6,
+            from_deg: Some(0.0),
+            size: 1.0,
+        });
+        let count = |s: &Scene, c: [u8; 3]| {
+            s.image
+                .pixels()
+                .filter(|px| {
+                    px.0.iter()
+                        .zip(c)
+                        .all(|(a, b)| (*a as i32 - b as i32).abs() < 40)
+                })
+                .count()
+        };
+        p.look = look(false);
+        let sleeve = render(&t, &p, &cards(40), &felt(32, 0));
+        assert!(sleeve.busy);
+        p.look = look(true);
+        let glove = render(&t, &p, &cards(40), &felt(32, 0));
+        assert!(count(&sleeve, [20, 200, 40]) > 500);
+        assert!(count(&glove, [20, 200, 40]) > count(&sleeve, [20, 200, 40]));
+        assert!(count(&sleeve, [62, 42, 30]) > 100);
+    }
+
     #[test]
     fn jpeg_set_decodes_and_reads_back() {
         let dir = std::env::temp_dir().join(format!("arbiter-scene-{}", std::process::id()));
