@@ -361,10 +361,10 @@ pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameSco
 /// card's width.
 fn gap_band(f: &Factors) -> &'static str {
     match f.gap {
-        g if g <= 0.0 => "touching",
-        g if g < 0.15 => "gap < 15%",
-        g if g < 0.3 => "gap 15-30%",
-        _ => "gap 30-50%",
+        g if g <= 0.0 => "0 touching",
+        g if g < 0.15 => "0-15%",
+        g if g < 0.3 => "15-30%",
+        _ => "30-50%",
     }
 }
 
