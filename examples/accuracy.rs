@@ -1,40 +1,77 @@
-//! The accuracy report over the image fixture sets (`fixtures/frames/`):
-//! per set, cells read right, confident-wrong cells (which must be 0),
-//! cells reported unreadable or missed, busy frames caught, and the time to
-//! read a frame. Run from the repository root:
+//! The accuracy report over the image fixture sets: per set, cells read
+//! right, confident-wrong cells (which must be 0), cells reported
+//! unreadable or missed, busy frames caught, and the time to read a frame.
+//! First the classic sets (`fixtures/frames/`), then the varied ones
+//! (`fixtures/tables/`, each frame read with its own deck's recogniser),
+//! and for those one table per factor: surface, card width, tilt, gap,
+//! occluder, deck, light and lens. Run from the repository root:
 //! `cargo run --release --example accuracy`
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use arbiter::vision::accuracy::{Score, recogniser_for, run_set};
+use arbiter::vision::accuracy::{
+    FrameScore, Recognisers, Score, factor_tables, recogniser_for, run_set, run_varied_set,
+};
 
-fn main() -> Result<(), String> {
-    let root = Path::new(".");
-    let frames = root.join("fixtures/frames");
-    let mut sets: Vec<_> = std::fs::read_dir(&frames)
-        .map_err(|e| format!("{}: {e}", frames.display()))?
+fn dirs(of: &Path) -> Result<Vec<PathBuf>, String> {
+    if !of.exists() {
+        return Ok(Vec::new());
+    }
+    let mut sets: Vec<_> = std::fs::read_dir(of)
+        .map_err(|e| format!("{}: {e}", of.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_dir())
         .collect();
     sets.sort();
+    Ok(sets)
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times.get(times.len() / 2).copied().unwrap_or_default()
+}
+
+fn main() -> Result<(), String> {
+    let root = Path::new(".");
     let mut all = Score::default();
     let mut all_times: Vec<Duration> = Vec::new();
-    for set in sets {
+    for set in dirs(&root.join("fixtures/frames"))? {
         let r = recogniser_for(&set, root)?;
         let (score, mut times) = run_set(&set, &r)?;
-        times.sort();
-        let median = times.get(times.len() / 2).copied().unwrap_or_default();
+        let m = median(&mut times);
         let name = set.file_name().unwrap_or_default().to_string_lossy();
-        println!("{name:<9} {score}  median {median:.1?}/frame");
+        println!("{name:<9} {score}  median {m:.1?}/frame");
         all.add(&score);
         all_times.extend(times);
     }
-    all_times.sort();
-    let median = all_times
-        .get(all_times.len() / 2)
-        .copied()
-        .unwrap_or_default();
-    println!("{:<9} {all}  median {median:.1?}/frame", "all");
+    let m = median(&mut all_times);
+    println!("{:<9} {all}  median {m:.1?}/frame", "all");
+
+    let tables = dirs(&root.join("fixtures/tables"))?;
+    if tables.is_empty() {
+        return Ok(());
+    }
+    println!("\nvaried sets (fixtures/tables):");
+    let mut recs = Recognisers::new(root);
+    let mut frames: Vec<FrameScore> = Vec::new();
+    let mut all = Score::default();
+    for set in tables {
+        let scored = run_varied_set(&set, &mut recs)?;
+        let mut score = Score::default();
+        for f in &scored {
+            score.add(&f.score);
+        }
+        let mut times: Vec<Duration> = scored.iter().map(|f| f.time).collect();
+        let m = median(&mut times);
+        let name = set.file_name().unwrap_or_default().to_string_lossy();
+        println!("{name:<9} {score}  median {m:.1?}/frame");
+        all.add(&score);
+        frames.extend(scored);
+    }
+    let mut times: Vec<Duration> = frames.iter().map(|f| f.time).collect();
+    let m = median(&mut times);
+    println!("{:<9} {all}  median {m:.1?}/frame", "all");
+    print!("{}", factor_tables(&frames));
     Ok(())
 }

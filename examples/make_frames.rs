@@ -1,16 +1,55 @@
-//! Writes the image fixture sets, `fixtures/frames/<set>/NNN.jpg` with
-//! `NNN.toml` (the expected observation), and the stand-in deck's faces,
-//! `fixtures/decks/stand-in/`, from their seeds. Run from the repository
-//! root: `cargo run --release --example make_frames`
+//! Writes the image fixture sets from their seeds. Run from the repository
+//! root: `cargo run --release --example make_frames [-- OPTIONS]`
+//!
+//! - no option: everything below.
+//! - `--frames`: the classic sets, `fixtures/frames/<set>/NNN.jpg` with
+//!   `NNN.toml` (the expected observation), and the stand-in deck's faces,
+//!   `fixtures/decks/stand-in/`.
+//! - `--tables [SET...]`: the varied sets, `fixtures/tables/<set>/` (all,
+//!   or the named ones), and the faces of the decks of other artwork,
+//!   `fixtures/decks/<letters|silhouette|outline>/`.
+//! - `--preview DIR [SET...]`: no fixture; the first frames of the varied
+//!   sets as PNG in DIR, with each card's true corners marked (red: top
+//!   left of the artwork, yellow: the others), to check truth by eye.
 
 use std::fs;
 use std::path::Path;
 
 use arbiter::deck::print::full_deck;
+use arbiter::vision::fixtures::tables::{render_frame, table_sets, write_table_set};
 use arbiter::vision::fixtures::{Deck, sets};
-use arbiter::vision::scene::{stand_in_card, write_set};
+use arbiter::vision::scene::{ArtDeck, stand_in_card, write_set};
+use image::Rgb;
 
 fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let named = |from: usize| -> Vec<String> {
+        args[from..]
+            .iter()
+            .filter(|a| !a.starts_with("--"))
+            .cloned()
+            .collect()
+    };
+    if let Some(i) = args.iter().position(|a| a == "--preview") {
+        let dir = args
+            .get(i + 1)
+            .map(String::as_str)
+            .unwrap_or("/tmp/preview");
+        return preview(Path::new(dir), &named(i + 2));
+    }
+    let all = args.is_empty();
+    if all || args.iter().any(|a| a == "--frames") {
+        frames()?;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--tables") {
+        tables(&named(i + 1))?;
+    } else if all {
+        tables(&[])?;
+    }
+    Ok(())
+}
+
+fn frames() -> std::io::Result<()> {
     let root = Path::new("fixtures/frames");
     for set in sets() {
         let dir = root.join(set.name);
@@ -38,5 +77,82 @@ fn main() -> std::io::Result<()> {
     stand_in_card(None, 126)
         .save(faces.join("back.png"))
         .map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+fn tables(only: &[String]) -> std::io::Result<()> {
+    for deck in ArtDeck::ALL {
+        let dir = Path::new("fixtures/decks").join(deck.name());
+        fs::create_dir_all(&dir)?;
+        for (card, name) in ArtDeck::kinds() {
+            deck.card(card, 150)
+                .save(dir.join(format!("{name}.png")))
+                .map_err(std::io::Error::other)?;
+        }
+    }
+    let root = Path::new("fixtures/tables");
+    let (mut frames, mut cells) = (0, 0);
+    for set in table_sets() {
+        if !only.is_empty() && !only.iter().any(|n| n == set.name) {
+            continue;
+        }
+        let (f, c) = write_table_set(root, &set)?;
+        println!("{}: {f} frames, {c} cells", set.name);
+        frames += f;
+        cells += c;
+    }
+    println!("all: {frames} frames, {cells} cells");
+    Ok(())
+}
+
+fn preview(dir: &Path, only: &[String]) -> std::io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let per_set = 4;
+    for set in table_sets() {
+        if !only.is_empty() && !only.iter().any(|n| n == set.name) {
+            continue;
+        }
+        for (n, f) in set
+            .frames
+            .iter()
+            .take(if only.is_empty() { per_set } else { 1000 })
+            .enumerate()
+        {
+            let scene = render_frame(f);
+            let mut img = scene.image.clone();
+            for t in &scene.truth {
+                for (k, &(x, y)) in t.corners_px.iter().enumerate() {
+                    let c = if k == 0 {
+                        Rgb([255, 0, 0])
+                    } else {
+                        Rgb([255, 230, 0])
+                    };
+                    for dy in -2..=2 {
+                        for dx in -2..=2 {
+                            let (px, py) = (x.round() as i32 + dx, y.round() as i32 + dy);
+                            if px >= 0
+                                && py >= 0
+                                && (px as u32) < img.width()
+                                && (py as u32) < img.height()
+                            {
+                                img.put_pixel(px as u32, py as u32, c);
+                            }
+                        }
+                    }
+                }
+            }
+            let name = format!("{}-{n:03}.png", set.name);
+            img.save(dir.join(&name)).map_err(std::io::Error::other)?;
+            println!(
+                "{name}: {:?} {:?} {:?} {:?} busy={} cells={}",
+                f.deck,
+                f.light,
+                f.lens,
+                f.occluder,
+                scene.busy,
+                f.table.len()
+            );
+        }
+    }
     Ok(())
 }

@@ -6,11 +6,14 @@
 //! recogniser names cells from the layout as the camera sees it, which is
 //! the truth turned and shifted.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::table::{Cell, Table, Token};
+use crate::vision::fixtures::tables::Factors;
 use crate::vision::recognise::{Deck, Recogniser, Recognition};
 use crate::vision::templates::DeckModel;
 
@@ -282,6 +285,162 @@ pub fn run_set(set: &Path, r: &Recogniser) -> Result<(Score, Vec<std::time::Dura
     Ok((total, times))
 }
 
+/// The recognisers of the varied sets (`fixtures/tables/`), one per deck,
+/// each made once: the bundled deck for `printed`, else the deck learned
+/// from `fixtures/decks/<name>/`.
+pub struct Recognisers {
+    root: PathBuf,
+    by_deck: HashMap<String, Recogniser>,
+}
+
+impl Recognisers {
+    /// `root` is the repository.
+    pub fn new(root: &Path) -> Recognisers {
+        Recognisers {
+            root: root.to_path_buf(),
+            by_deck: HashMap::new(),
+        }
+    }
+
+    pub fn for_deck(&mut self, deck: &str) -> Result<&Recogniser, String> {
+        if !self.by_deck.contains_key(deck) {
+            let r = if deck == "printed" || deck.is_empty() {
+                Recogniser::bundled()
+            } else {
+                let dir = self.root.join("fixtures/decks").join(deck);
+                let model = DeckModel::learn_dir(&dir).map_err(|e| e.to_string())?;
+                Recogniser::new(Deck::Learned(Box::new(model)), None)
+            };
+            self.by_deck.insert(deck.to_string(), r);
+        }
+        Ok(&self.by_deck[deck])
+    }
+}
+
+/// One frame of a varied set, scored.
+#[derive(Clone, Debug)]
+pub struct FrameScore {
+    pub set: String,
+    pub factors: Factors,
+    pub score: Score,
+    pub time: Duration,
+}
+
+/// Recognises every frame of a varied set, each with its deck's
+/// recogniser (from its factors line), and scores it.
+pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameScore>, String> {
+    let name = set
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let mut out = Vec::new();
+    for (image, truth_path) in frames_of(set)? {
+        let text = fs::read_to_string(&truth_path)
+            .map_err(|e| format!("{}: cannot read: {e}", truth_path.display()))?;
+        let truth = Truth::parse(&truth_path.display().to_string(), &text)?;
+        let factors = Factors::parse(&text).unwrap_or_default();
+        let img = image::open(&image)
+            .map_err(|e| format!("{}: {e}", image.display()))?
+            .to_rgb8();
+        let r = recs.for_deck(&factors.deck)?;
+        let start = std::time::Instant::now();
+        let rec = r.recognise(&img);
+        let time = start.elapsed();
+        out.push(FrameScore {
+            set: name.clone(),
+            score: score(&truth, &rec),
+            factors,
+            time,
+        });
+    }
+    Ok(out)
+}
+
+/// The gap band of a frame: touching, or gaps up to 15, 30 or 50% of a
+/// card's width.
+fn gap_band(f: &Factors) -> &'static str {
+    match f.gap {
+        g if g <= 0.0 => "0 touching",
+        g if g < 0.15 => "0-15%",
+        g if g < 0.3 => "15-30%",
+        _ => "30-50%",
+    }
+}
+
+/// How a factor labels a frame.
+pub type Label = fn(&Factors) -> String;
+
+/// The factors the report has a table for, and how each labels a frame.
+pub const FACTORS: [(&str, Label); 8] = [
+    ("surface", |f| f.surface.clone()),
+    ("card width", |f| f.width_band().to_string()),
+    ("tilt", |f| f.tilt_band().to_string()),
+    ("gap", |f| gap_band(f).to_string()),
+    ("occluder", |f| f.occluder.clone()),
+    ("deck", |f| f.deck.clone()),
+    ("light", |f| f.light.clone()),
+    ("lens", |f| f.lens.clone()),
+];
+
+/// One table per factor: for each of its values, frames, cells judged
+/// (those of frames with no hand over a card), read right,
+/// confident-wrong, unreadable (`??`), missing, busy frames caught, and
+/// frames with no hand at all called busy.
+pub fn factor_tables(frames: &[FrameScore]) -> String {
+    let mut out = String::new();
+    for (factor, label) in FACTORS {
+        let mut rows: Vec<(String, Score, usize, usize)> = Vec::new();
+        for f in frames {
+            let key = label(&f.factors);
+            let i = match rows.iter().position(|r| r.0 == key) {
+                Some(i) => i,
+                None => {
+                    rows.push((key, Score::default(), 0, 0));
+                    rows.len() - 1
+                }
+            };
+            rows[i].1.add(&f.score);
+            if f.factors.occluder == "none" || f.factors.occluder.is_empty() {
+                rows[i].2 += 1;
+                rows[i].3 += f.score.busy_extra;
+            }
+        }
+        // Bands in their numeric order, names alphabetically.
+        let lead = |s: &str| -> f32 {
+            let n: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
+            n.parse().unwrap_or(f32::MAX)
+        };
+        rows.sort_by(|a, b| lead(&a.0).total_cmp(&lead(&b.0)).then(a.0.cmp(&b.0)));
+        out.push_str(&format!(
+            "\n{factor:<13} {:>6} {:>6} {:>14} {:>10} {:>10} {:>8} {:>11} {:>14}\n",
+            "frames",
+            "cells",
+            "right",
+            "conf-wrong",
+            "unreadable",
+            "missing",
+            "busy caught",
+            "busy hand-free"
+        ));
+        for (key, s, free, free_busy) in rows {
+            out.push_str(&format!(
+                "{key:<13} {:>6} {:>6} {:>6} {:>6.1}% {:>10} {:>10} {:>8} {:>11} {:>14}\n",
+                s.frames,
+                s.cells,
+                s.correct,
+                100.0 * s.accuracy(),
+                s.confident_wrong,
+                s.unreadable,
+                s.missed,
+                format!("{}/{}", s.busy_called, s.busy_frames),
+                format!("{free_busy}/{free}"),
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,6 +506,39 @@ mod tests {
         assert_eq!(s.confident_wrong, 0);
         let s = score(&truth, &rec(&t("wK rQ\n"), false));
         assert_eq!((s.busy_called, s.busy_wrong), (0, 1));
+    }
+
+    #[test]
+    fn factor_tables_have_a_row_per_value() {
+        let f = |surface: &str, card_px: f32, occluder: &str| FrameScore {
+            set: "s".into(),
+            factors: Factors {
+                surface: surface.into(),
+                card_px,
+                occluder: occluder.into(),
+                deck: "printed".into(),
+                ..Factors::default()
+            },
+            score: Score {
+                frames: 1,
+                cells: 10,
+                correct: 7,
+                busy_extra: 1,
+                ..Score::default()
+            },
+            time: Duration::ZERO,
+        };
+        let t = factor_tables(&[
+            f("linen", 50.0, "none"),
+            f("linen", 300.0, "bare"),
+            f("gingham", 70.0, "none"),
+        ]);
+        let line = |k: &str| t.lines().find(|l| l.starts_with(k)).unwrap().to_string();
+        assert!(line("linen ").contains("    20 "), "{t}");
+        assert!(line("linen ").trim_end().ends_with("1/1"), "{t}");
+        // Bands come in numeric order.
+        let (a, b) = (t.find("40-60 px").unwrap(), t.find("200-640 px").unwrap());
+        assert!(a < b);
     }
 
     #[test]

@@ -58,6 +58,14 @@ use rand::{Rng, SeedableRng};
 use crate::script::step_toml;
 use crate::table::{Card, Cell, Colour, Piece, Table, Token};
 
+pub mod art;
+pub mod look;
+pub mod surface;
+
+pub use art::ArtDeck;
+pub use look::{Glare, Lens, Look, OccluderLook, SKIN_TONES, Sleeve};
+pub use surface::{Surface, SurfaceKind};
+
 /// The gap between neighbouring cards, as a fraction of the card width.
 pub const GAP_FRACTION: f32 = 0.12;
 /// Card height over card width (88 mm × 63 mm).
@@ -95,7 +103,7 @@ impl Default for HandParams {
 }
 
 /// Everything that shapes a frame. Same params and same table: same bytes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct SceneParams {
     pub width: u32,
     pub height: u32,
@@ -127,6 +135,37 @@ pub struct SceneParams {
     /// `None` centres each table on its own bounding box.
     pub anchor: Option<(f32, f32)>,
     pub seed: u64,
+    /// Surface, lamp, lens, card stock, gaps and the hand's look; the
+    /// default changes nothing (see [`Look`]).
+    pub look: Look,
+}
+
+// By hand, so that a default `look` prints nothing and the committed truth
+// files' `# scene:` lines stay as they were.
+impl std::fmt::Debug for SceneParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("SceneParams");
+        d.field("width", &self.width)
+            .field("height", &self.height)
+            .field("pitch_px", &self.pitch_px)
+            .field("layout_rotation_deg", &self.layout_rotation_deg)
+            .field("per_card_skew_deg", &self.per_card_skew_deg)
+            .field("quarter_turns", &self.quarter_turns)
+            .field("gap_jitter_px", &self.gap_jitter_px)
+            .field("tilt_deg", &self.tilt_deg)
+            .field("light_gradient", &self.light_gradient)
+            .field("shadow", &self.shadow)
+            .field("blur_sigma", &self.blur_sigma)
+            .field("noise_sigma", &self.noise_sigma)
+            .field("jpeg_quality", &self.jpeg_quality)
+            .field("hand", &self.hand)
+            .field("anchor", &self.anchor)
+            .field("seed", &self.seed);
+        if self.look != Look::default() {
+            d.field("look", &self.look);
+        }
+        d.finish()
+    }
 }
 
 impl Default for SceneParams {
@@ -155,6 +194,7 @@ impl SceneParams {
             hand: None,
             anchor: None,
             seed: 0,
+            look: Look::default(),
         }
     }
 
@@ -223,7 +263,7 @@ impl SceneParams {
     /// Distance between neighbouring cell centres (x, y) on the plane.
     pub fn cell_pitch(&self) -> (f32, f32) {
         let (w, h) = self.card_size();
-        let gap = w * GAP_FRACTION;
+        let gap = w * self.look.gap_fraction.unwrap_or(GAP_FRACTION);
         if self.quarter_turns {
             (h + gap, h + gap)
         } else {
@@ -266,11 +306,14 @@ pub struct Geometry {
     pub centre_cell: (f32, f32),
     /// Shift of the layout on the plane after its rotation.
     pub offset: (f32, f32),
+    /// The lens between the ideal (pinhole) frame and the pixels.
+    pub lens: Lens,
 }
 
 impl Geometry {
+    /// A plane point's place in the frame, through the lens.
     pub fn project(&self, p: (f32, f32)) -> (f32, f32) {
-        apply(&self.plane_to_image, p)
+        self.lens.distort(apply(&self.plane_to_image, p))
     }
 }
 
@@ -305,6 +348,7 @@ struct Placed {
     /// cos and sin of the card's angle.
     cs: (f32, f32),
     image: usize,
+    face: Option<Card>,
 }
 
 impl Placed {
@@ -357,14 +401,57 @@ struct Hand {
     shadow_shift: (f32, f32),
     /// Depth scale for shading (the palm radius).
     depth: f32,
+    /// A sleeve over the forearm: its outline and colour.
+    sleeve: Option<(Capsule, [f32; 3])>,
+    /// The hand is gloved in the sleeve's colour.
+    glove: bool,
+    /// Along the arm, for the sleeve's folds: a point and the direction.
+    axis: ((f32, f32), (f32, f32)),
 }
 
 impl Hand {
     fn sdf(&self, p: (f32, f32)) -> f32 {
-        self.parts
+        let d = self
+            .parts
             .iter()
             .map(|c| c.sdf(p))
-            .fold(f32::INFINITY, f32::min)
+            .fold(f32::INFINITY, f32::min);
+        match &self.sleeve {
+            Some((c, _)) => d.min(c.sdf(p)),
+            None => d,
+        }
+    }
+
+    /// The colour of the hand at `p` (inside it), before shading.
+    fn colour(&self, p: (f32, f32)) -> [f32; 3] {
+        let Some((cuff, cloth)) = &self.sleeve else {
+            return self.skin;
+        };
+        if self.glove || cuff.sdf(p) < 0.0 {
+            // Folds across the arm.
+            let (o, dir) = self.axis;
+            let along = (p.0 - o.0) * dir.0 + (p.1 - o.1) * dir.1;
+            let fold = (along / (0.35 * self.depth)).sin() * 0.5
+                + (along / (0.13 * self.depth) + 1.3).sin() * 0.2;
+            return cloth.map(|c| c * (1.0 + 0.12 * fold));
+        }
+        self.skin
+    }
+
+    /// Puts the occluder look on a built hand: its skin, its sleeve.
+    fn dress(&mut self, look: &OccluderLook, size: f32) {
+        self.skin = look.skin.map(|c| c as f32);
+        if let Some(sl) = &look.sleeve {
+            let (o, dir) = self.axis;
+            let at = |t: f32| (o.0 + dir.0 * t * size, o.1 + dir.1 * t * size);
+            let cuff = Capsule {
+                a: at(-sl.cuff),
+                b: at(-40.0),
+                r: 0.62 * size,
+            };
+            self.sleeve = Some((cuff, sl.colour.map(|c| c as f32)));
+            self.glove = sl.glove;
+        }
     }
 
     fn build(hp: &HandParams, card_w: f32, layout_radius: f32, rng: &mut StdRng) -> Hand {
@@ -432,6 +519,9 @@ impl Hand {
             skin,
             shadow_shift: (0.3 * s * sh.cos(), 0.3 * s * sh.sin()),
             depth: palm_r,
+            sleeve: None,
+            glove: false,
+            axis: (palm, inward),
         }
     }
 }
@@ -569,56 +659,36 @@ pub fn render(
     table_texture: &RgbImage,
 ) -> Scene {
     let p = params;
+    let look = &p.look;
     let (fw, fh) = (p.width.max(1), p.height.max(1));
-    let mut layout_rng = StdRng::seed_from_u64(p.seed);
     let mut hand_rng = StdRng::seed_from_u64(p.seed ^ 0x4A4D);
     let mut light_rng = StdRng::seed_from_u64(p.seed ^ 0x119B7);
     let mut noise_rng = StdRng::seed_from_u64(p.seed ^ 0x7015E);
 
-    // The camera.
-    let d = 1.2 * fw.max(fh) as f64;
-    let (st, ct) = (p.tilt_deg as f64).to_radians().sin_cos();
-    let (cx, cy) = ((fw - 1) as f64 / 2.0, (fh - 1) as f64 / 2.0);
-    let h = [
-        [1.0, cx * st / d, cx],
-        [0.0, (d * ct + cy * st) / d, cy],
-        [0.0, st / d, 1.0],
-    ];
-    let hinv = invert(&h);
-    let to_plane = |u: f32, v: f32| apply(&hinv, (u, v));
+    let Layout {
+        h,
+        hinv,
+        st,
+        d,
+        lens,
+        card,
+        pitch,
+        centre_cell,
+        offset,
+        layout_radius,
+        mut placed,
+        mut unders,
+        mut truth,
+    } = layout(table, p);
+    let to_plane = |u: f32, v: f32| apply(&hinv, lens.undistort((u, v)));
     // Local magnification (frame px per plane px), for anti-aliasing.
     let mag = |_x: f32, y: f32| (1.0 / (1.0 + y as f64 * st / d)) as f32;
-
-    // The layout.
-    let card = p.card_size();
-    let pitch = p.cell_pitch();
-    let (lo, hi) = table.bounds().unwrap_or_default();
-    let centre_cell = p.anchor.unwrap_or((
-        (lo.col + hi.col) as f32 / 2.0,
-        (lo.row + hi.row) as f32 / 2.0,
-    ));
-    let (rs, rc) = p.layout_rotation_deg.to_radians().sin_cos();
-    let offset = {
-        let m = 0.03 * fw.min(fh) as f32;
-        (
-            layout_rng.random_range(-m..=m),
-            layout_rng.random_range(-m..=m),
-        )
-    };
-    let half = (
-        ((hi.col - lo.col) as f32 * pitch.0 + card.1) / 2.0,
-        ((hi.row - lo.row) as f32 * pitch.1 + card.1) / 2.0,
-    );
-    let layout_radius = (half.0 * half.0 + half.1 * half.1).sqrt();
 
     let mut images: Vec<RgbImage> = Vec::new();
     let mut index: HashMap<Option<Card>, usize> = HashMap::new();
     // Cards are shrunk once to about twice their largest size in the frame.
     let max_mag = 1.0 / (1.0 - (layout_radius as f64 * st / d).min(0.8)) as f32;
     let target_w = (2.0 * card.0 * max_mag).ceil().max(8.0);
-    let mut placed = Vec::new();
-    let mut unders: Vec<Placed> = Vec::new();
-    let mut truth = Vec::new();
     let mut image_of = |face: Option<Card>| {
         *index.entry(face).or_insert_with(|| {
             let img = card_image(face);
@@ -632,92 +702,25 @@ pub fn render(
             images.len() - 1
         })
     };
-    for (cell, token) in table.iter() {
-        let image = image_of(token.card());
-        let mut cell_rng;
-        let layout_rng = if p.anchor.is_some() {
-            let key = (cell.col as u32 as u64) << 32 | cell.row as u32 as u64;
-            cell_rng = StdRng::seed_from_u64(p.seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            &mut cell_rng
-        } else {
-            &mut layout_rng
-        };
-        let jx = layout_rng.random_range(-1.0..=1.0f32) * p.gap_jitter_px;
-        let jy = layout_rng.random_range(-1.0..=1.0f32) * p.gap_jitter_px;
-        let turns: u8 = if p.quarter_turns {
-            layout_rng.random_range(0..4)
-        } else {
-            0
-        };
-        let skew = layout_rng.random_range(-1.0..=1.0f32) * p.per_card_skew_deg;
-        let q = (
-            (cell.col as f32 - centre_cell.0) * pitch.0 + jx,
-            (cell.row as f32 - centre_cell.1) * pitch.1 + jy,
-        );
-        let centre = (
-            rc * q.0 - rs * q.1 + offset.0,
-            rs * q.0 + rc * q.1 + offset.1,
-        );
-        let angle_deg = p.layout_rotation_deg + 90.0 * turns as f32 + skew;
-        let (s, c) = angle_deg.to_radians().sin_cos();
-        let pc = Placed {
-            centre,
-            cs: (c, s),
-            image,
-        };
-        let (w2, h2) = (card.0 / 2.0, card.1 / 2.0);
-        let outline = [(-w2, -h2), (w2, -h2), (w2, h2), (-w2, h2)];
-        let corners_px = outline.map(|l| apply(&h, pc.to_plane(l)));
-        let mut under_px = None;
-        if let Token::Pair(_, partner) = token {
-            // Away from the layout's centre along its nearer grid axis,
-            // then along the king's nearer card axis.
-            let (dc, dr) = (
-                cell.col as f32 - centre_cell.0,
-                cell.row as f32 - centre_cell.1,
-            );
-            let out = if dc.abs() > dr.abs() {
-                (dc.signum(), 0.0)
-            } else {
-                (0.0, if dr < 0.0 { -1.0 } else { 1.0 })
-            };
-            let out = (rc * out.0 - rs * out.1, rs * out.0 + rc * out.1);
-            let local = pc.to_local((centre.0 + out.0, centre.1 + out.1));
-            let step = THRONE_SHIFT * card.0;
-            let shift = if local.0.abs() > local.1.abs() {
-                (step * local.0.signum(), 0.0)
-            } else {
-                (0.0, step * local.1.signum())
-            };
-            let under = Placed {
-                centre: pc.to_plane(shift),
-                cs: pc.cs,
-                image: image_of(Some(partner)),
-            };
-            under_px = Some(outline.map(|l| apply(&h, under.to_plane(l))));
-            unders.push(under);
-        }
-        truth.push(CellTruth {
-            cell,
-            token,
-            visible: 1.0,
-            centre_px: apply(&h, centre),
-            corners_px,
-            turns,
-            angle_deg,
-            under_px,
-        });
-        placed.push(pc);
+    for pc in placed.iter_mut().chain(unders.iter_mut()) {
+        pc.image = image_of(pc.face);
     }
 
     let hand = p
         .hand
         .as_ref()
-        .map(|hp| Hand::build(hp, card.0, layout_radius, &mut hand_rng))
-        .map(|mut hd| {
+        .map(|hp| {
+            let hd = Hand::build(hp, card.0, layout_radius, &mut hand_rng);
+            (hd, hp.size * card.0)
+        })
+        .map(|(mut hd, size)| {
             for part in &mut hd.parts {
                 part.a = (part.a.0 + offset.0, part.a.1 + offset.1);
                 part.b = (part.b.0 + offset.0, part.b.1 + offset.1);
+            }
+            hd.axis.0 = (hd.axis.0.0 + offset.0, hd.axis.0.1 + offset.1);
+            if let Some(o) = &look.occluder {
+                hd.dress(o, size);
             }
             hd
         });
@@ -730,9 +733,36 @@ pub fn render(
         for u in 0..fw {
             let pt = to_plane(u as f32, v as f32);
             plane.push(pt);
-            buf.push(sample_wrapped(table_texture, pt.0, pt.1));
+            match &look.surface {
+                Some(s) => {
+                    let m = mag(pt.0, pt.1) * lens.magnification((u as f32, v as f32));
+                    buf.push(s.colour_at(pt.0, pt.1, 1.0 / m.max(1e-3)));
+                }
+                None => buf.push(sample_wrapped(table_texture, pt.0, pt.1)),
+            }
         }
     }
+    // Where the cards are, for the glare (glossy card, matte cloth).
+    let mut gloss: Vec<f32> = if look.glare.is_some() {
+        vec![0.0; npx]
+    } else {
+        Vec::new()
+    };
+
+    // Card stock: the light comes from one side; each card's shadow falls
+    // the other way, and its edge is a little darker.
+    let relief = look.card_relief.clamp(0.0, 1.0);
+    let shadow_dir = {
+        let a = hash_angle(p.seed);
+        (a.cos(), a.sin())
+    };
+    let shadow_shift = relief * 0.035 * card.0;
+    let shadow_soft = 0.8 + relief * 0.04 * card.0;
+    let margin = if relief > 0.0 {
+        2.0 + (shadow_shift + 2.0 * shadow_soft) * max_mag
+    } else {
+        2.0
+    };
 
     // The cards, each over its own box in the frame: the partners of
     // thrones first, under their kings.
@@ -743,40 +773,81 @@ pub fn render(
     for (pc, corners) in cards_in_order {
         let img = &images[pc.image];
         let (iw, ih) = (img.width() as f32, img.height() as f32);
-        let xs = corners.map(|c| c.0);
-        let ys = corners.map(|c| c.1);
-        let bound = |v: [f32; 4], n: u32, f: fn(f32, f32) -> f32, init: f32| {
-            v.into_iter().fold(init, f).clamp(0.0, (n - 1) as f32) as u32
+        // Under a lens the edges bow: bound points along them too.
+        let mut xs: Vec<f32> = corners.iter().map(|c| c.0).collect();
+        let mut ys: Vec<f32> = corners.iter().map(|c| c.1).collect();
+        if lens.k1 != 0.0 {
+            let (w2, h2) = (card.0 / 2.0, card.1 / 2.0);
+            for k in 0..=8 {
+                let t = k as f32 / 8.0;
+                for l in [
+                    (-w2 + 2.0 * w2 * t, -h2),
+                    (-w2 + 2.0 * w2 * t, h2),
+                    (-w2, -h2 + 2.0 * h2 * t),
+                    (w2, -h2 + 2.0 * h2 * t),
+                ] {
+                    let q = lens.distort(apply(&h, pc.to_plane(l)));
+                    xs.push(q.0);
+                    ys.push(q.1);
+                }
+            }
+        }
+        let lo = |v: &[f32], n: u32| {
+            (v.iter().cloned().fold(f32::INFINITY, f32::min) - margin).clamp(0.0, (n - 1) as f32)
+                as u32
         };
-        let (x0, x1) = (
-            bound(xs, fw, f32::min, f32::INFINITY).saturating_sub(2),
-            (bound(xs, fw, f32::max, f32::NEG_INFINITY) + 2).min(fw - 1),
-        );
-        let (y0, y1) = (
-            bound(ys, fh, f32::min, f32::INFINITY).saturating_sub(2),
-            (bound(ys, fh, f32::max, f32::NEG_INFINITY) + 2).min(fh - 1),
-        );
+        let hi = |v: &[f32], n: u32| {
+            (v.iter().cloned().fold(f32::NEG_INFINITY, f32::max) + margin)
+                .clamp(0.0, (n - 1) as f32) as u32
+        };
+        let (x0, x1) = (lo(&xs, fw), hi(&xs, fw));
+        let (y0, y1) = (lo(&ys, fh), hi(&ys, fh));
         for v in y0..=y1 {
             for u in x0..=x1 {
                 let i = (v * fw + u) as usize;
                 let pt = plane[i];
                 let l = pc.to_local(pt);
-                let sd = card_sdf(l, card) * mag(pt.0, pt.1);
+                let m = mag(pt.0, pt.1) * lens.magnification((u as f32, v as f32));
+                let sd = card_sdf(l, card) * m;
                 let alpha = (0.5 - sd).clamp(0.0, 1.0);
                 if alpha <= 0.0 {
-                    // A faint contact shadow just outside the card.
-                    if sd < 2.5 {
+                    if relief > 0.0 {
+                        // A soft shadow cast away from the light.
+                        let q = (
+                            pt.0 - shadow_dir.0 * shadow_shift,
+                            pt.1 - shadow_dir.1 * shadow_shift,
+                        );
+                        let ss = card_sdf(pc.to_local(q), card);
+                        let t = (0.5 - ss / shadow_soft).clamp(0.0, 1.0);
+                        let contact = if sd < 1.5 {
+                            0.15 * (1.0 - sd / 1.5)
+                        } else {
+                            0.0
+                        };
+                        let k = 1.0 - (0.3 * relief * t * t).max(contact);
+                        buf[i] = buf[i].map(|c| c * k);
+                    } else if sd < 2.5 {
+                        // A faint contact shadow just outside the card.
                         let k = 1.0 - 0.25 * (1.0 - sd / 2.5);
                         buf[i] = buf[i].map(|c| c * k);
                     }
                     continue;
                 }
-                let c = sample(
+                let mut c = sample(
                     img,
                     (l.0 / card.0 + 0.5) * iw - 0.5,
                     (l.1 / card.1 + 0.5) * ih - 0.5,
                 );
+                if relief > 0.0 && sd > -1.6 {
+                    // The cut edge of the stock, darker on the shadow side.
+                    let side = (l.0 * shadow_dir.0 + l.1 * shadow_dir.1) / card.0;
+                    let k = 0.93 - 0.08 * relief * (0.5 + side).clamp(0.0, 1.0);
+                    c = c.map(|x| x * k);
+                }
                 buf[i] = std::array::from_fn(|k| buf[i][k] * (1.0 - alpha) + c[k] * alpha);
+                if !gloss.is_empty() {
+                    gloss[i] = gloss[i].max(alpha);
+                }
             }
         }
     }
@@ -798,8 +869,11 @@ pub fn render(
             let alpha = (0.5 - sd * m).clamp(0.0, 1.0);
             if alpha > 0.0 {
                 let shade = 0.7 + 0.3 * (-sd / (0.5 * hd.depth)).clamp(0.0, 1.0);
-                let c = hd.skin.map(|c| c * shade);
+                let c = hd.colour(*pt).map(|c| c * shade);
                 buf[i] = std::array::from_fn(|k| buf[i][k] * (1.0 - alpha) + c[k] * alpha);
+                if !gloss.is_empty() {
+                    gloss[i] *= 1.0 - alpha;
+                }
             }
         }
         const N: usize = 12;
@@ -847,6 +921,7 @@ pub fn render(
             }
         }
     }
+    apply_lamp(&mut buf, &gloss, fw, fh, look);
 
     let mut img = RgbImage::from_fn(fw, fh, |u, v| {
         Rgb(buf[(v * fw + u) as usize].map(|c| c.round().clamp(0.0, 255.0) as u8))
@@ -882,9 +957,219 @@ pub fn render(
             cell_pitch: pitch,
             centre_cell,
             offset,
+            lens,
         },
         busy,
         jpeg,
+    }
+}
+
+/// An angle in `[0, 2π)` drawn from a seed, for the light's direction.
+fn hash_angle(seed: u64) -> f32 {
+    surface::hash2(seed as i32, (seed >> 32) as i32, 0x11_6475) * std::f32::consts::TAU
+}
+
+/// The lamp: glare (stronger on the glossy cards), vignetting, white
+/// balance and exposure. Nothing when the look has none of them.
+fn apply_lamp(buf: &mut [[f32; 3]], gloss: &[f32], fw: u32, fh: u32, look: &Look) {
+    let wb = look.white_balance;
+    let exposure = look.exposure.unwrap_or(1.0);
+    if look.glare.is_none() && look.vignette == 0.0 && wb == 0.0 && exposure == 1.0 {
+        return;
+    }
+    let gain = [
+        exposure * (1.0 + 0.22 * wb),
+        exposure * (1.0 + 0.02 * wb),
+        exposure * (1.0 - 0.28 * wb),
+    ];
+    let (cx, cy) = ((fw - 1) as f32 / 2.0, (fh - 1) as f32 / 2.0);
+    let norm2 = cx * cx + cy * cy;
+    for v in 0..fh {
+        for u in 0..fw {
+            let i = (v * fw + u) as usize;
+            let mut c = buf[i];
+            if let Some(g) = &look.glare {
+                let (gx, gy) = (g.at.0 * fw as f32, g.at.1 * fh as f32);
+                let r = (g.radius * fh as f32).max(1.0);
+                let d2 = ((u as f32 - gx).powi(2) + (v as f32 - gy).powi(2)) / (r * r);
+                // A broad halo and a tight core.
+                let halo = (-d2).exp();
+                let core = (-d2 / 0.12).exp();
+                let shine = 1.0 + 0.8 * gloss.get(i).copied().unwrap_or(0.0);
+                let k = g.strength * (0.45 * halo + 1.1 * core) * shine;
+                c = c.map(|x| x * (1.0 + 0.5 * k) + 255.0 * k);
+            }
+            let mut k = 1.0;
+            if look.vignette > 0.0 {
+                let r2 = ((u as f32 - cx).powi(2) + (v as f32 - cy).powi(2)) / norm2;
+                k = 1.0 - look.vignette * r2 * r2.sqrt().min(1.0);
+            }
+            buf[i] = std::array::from_fn(|j| c[j] * gain[j] * k);
+        }
+    }
+}
+
+/// A scene's geometry before any pixel is drawn.
+struct Layout {
+    h: [[f64; 3]; 3],
+    hinv: [[f64; 3]; 3],
+    /// sin of the tilt, and the camera's distance.
+    st: f64,
+    d: f64,
+    lens: Lens,
+    card: (f32, f32),
+    pitch: (f32, f32),
+    centre_cell: (f32, f32),
+    offset: (f32, f32),
+    layout_radius: f32,
+    placed: Vec<Placed>,
+    unders: Vec<Placed>,
+    truth: Vec<CellTruth>,
+}
+
+/// Where every card of a scene lands, without drawing it: the truth of
+/// [`render`] (with every card fully visible). Cheap, for fitting a layout
+/// into the frame.
+pub fn lay_out(table: &Table, params: &SceneParams) -> Vec<CellTruth> {
+    layout(table, params).truth
+}
+
+fn layout(table: &Table, p: &SceneParams) -> Layout {
+    let (fw, fh) = (p.width.max(1), p.height.max(1));
+    let mut layout_rng = StdRng::seed_from_u64(p.seed);
+
+    // The camera.
+    let d = 1.2 * fw.max(fh) as f64;
+    let (st, ct) = (p.tilt_deg as f64).to_radians().sin_cos();
+    let (cx, cy) = ((fw - 1) as f64 / 2.0, (fh - 1) as f64 / 2.0);
+    let h = [
+        [1.0, cx * st / d, cx],
+        [0.0, (d * ct + cy * st) / d, cy],
+        [0.0, st / d, 1.0],
+    ];
+    let hinv = invert(&h);
+    let lens = Lens::new(p.look.barrel_k1, fw, fh);
+    let project = |q: (f32, f32)| lens.distort(apply(&h, q));
+
+    // The layout.
+    let card = p.card_size();
+    let pitch = p.cell_pitch();
+    let (lo, hi) = table.bounds().unwrap_or_default();
+    let centre_cell = p.anchor.unwrap_or((
+        (lo.col + hi.col) as f32 / 2.0,
+        (lo.row + hi.row) as f32 / 2.0,
+    ));
+    let (rs, rc) = p.layout_rotation_deg.to_radians().sin_cos();
+    let offset = {
+        let m = 0.03 * fw.min(fh) as f32;
+        (
+            layout_rng.random_range(-m..=m),
+            layout_rng.random_range(-m..=m),
+        )
+    };
+    let half = (
+        ((hi.col - lo.col) as f32 * pitch.0 + card.1) / 2.0,
+        ((hi.row - lo.row) as f32 * pitch.1 + card.1) / 2.0,
+    );
+    let layout_radius = (half.0 * half.0 + half.1 * half.1).sqrt();
+
+    let mut placed = Vec::new();
+    let mut unders: Vec<Placed> = Vec::new();
+    let mut truth = Vec::new();
+    for (cell, token) in table.iter() {
+        let mut cell_rng;
+        let layout_rng = if p.anchor.is_some() {
+            let key = (cell.col as u32 as u64) << 32 | cell.row as u32 as u64;
+            cell_rng = StdRng::seed_from_u64(p.seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            &mut cell_rng
+        } else {
+            &mut layout_rng
+        };
+        let jx = layout_rng.random_range(-1.0..=1.0f32) * p.gap_jitter_px;
+        let jy = layout_rng.random_range(-1.0..=1.0f32) * p.gap_jitter_px;
+        let turns: u8 = if p.quarter_turns {
+            layout_rng.random_range(0..4)
+        } else if p.look.half_turns {
+            2 * layout_rng.random_range(0..2u8)
+        } else {
+            0
+        };
+        let skew = layout_rng.random_range(-1.0..=1.0f32) * p.per_card_skew_deg;
+        let q = (
+            (cell.col as f32 - centre_cell.0) * pitch.0 + jx,
+            (cell.row as f32 - centre_cell.1) * pitch.1 + jy,
+        );
+        let centre = (
+            rc * q.0 - rs * q.1 + offset.0,
+            rs * q.0 + rc * q.1 + offset.1,
+        );
+        let angle_deg = p.layout_rotation_deg + 90.0 * turns as f32 + skew;
+        let (s, c) = angle_deg.to_radians().sin_cos();
+        let pc = Placed {
+            centre,
+            cs: (c, s),
+            image: 0,
+            face: token.card(),
+        };
+        let (w2, h2) = (card.0 / 2.0, card.1 / 2.0);
+        let outline = [(-w2, -h2), (w2, -h2), (w2, h2), (-w2, h2)];
+        let corners_px = outline.map(|l| project(pc.to_plane(l)));
+        let mut under_px = None;
+        if let Token::Pair(_, partner) = token {
+            // Away from the layout's centre along its nearer grid axis,
+            // then along the king's nearer card axis.
+            let (dc, dr) = (
+                cell.col as f32 - centre_cell.0,
+                cell.row as f32 - centre_cell.1,
+            );
+            let out = if dc.abs() > dr.abs() {
+                (dc.signum(), 0.0)
+            } else {
+                (0.0, if dr < 0.0 { -1.0 } else { 1.0 })
+            };
+            let out = (rc * out.0 - rs * out.1, rs * out.0 + rc * out.1);
+            let local = pc.to_local((centre.0 + out.0, centre.1 + out.1));
+            let step = THRONE_SHIFT * card.0;
+            let shift = if local.0.abs() > local.1.abs() {
+                (step * local.0.signum(), 0.0)
+            } else {
+                (0.0, step * local.1.signum())
+            };
+            let under = Placed {
+                centre: pc.to_plane(shift),
+                cs: pc.cs,
+                image: 0,
+                face: Some(partner),
+            };
+            under_px = Some(outline.map(|l| project(under.to_plane(l))));
+            unders.push(under);
+        }
+        truth.push(CellTruth {
+            cell,
+            token,
+            visible: 1.0,
+            centre_px: project(centre),
+            corners_px,
+            turns,
+            angle_deg,
+            under_px,
+        });
+        placed.push(pc);
+    }
+    Layout {
+        h,
+        hinv,
+        st,
+        d,
+        lens,
+        card,
+        pitch,
+        centre_cell,
+        offset,
+        layout_radius,
+        placed,
+        unders,
+        truth,
     }
 }
 
@@ -1111,6 +1396,154 @@ mod tests {
                 .unwrap();
             assert!(area(top) > area(bottom));
         }
+    }
+
+    /// A card of one flat colour on a plain white table.
+    fn flat(_: Option<Card>) -> RgbImage {
+        RgbImage::from_pixel(40, 56, Rgb([200, 30, 30]))
+    }
+
+    fn white_table(pitch: f32) -> Look {
+        Look {
+            surface: Some(Surface {
+                kind: SurfaceKind::White,
+                base: [235.0; 3],
+                second: [0.0; 3],
+                px_per_cm: pitch / surface::CARD_CM,
+                feature_cm: 0.0,
+                angle_deg: 0.0,
+                seed: 0,
+            }),
+            ..Look::default()
+        }
+    }
+
+    #[test]
+    fn truth_corners_land_on_the_card_through_a_barrel_lens() {
+        let t = table("rK uQ\nbP ##\n");
+        for k1 in [0.0, 0.25] {
+            let mut p = small(SceneParams::clean());
+            p.pitch_px = 40.0;
+            p.layout_rotation_deg = 31.0;
+            p.tilt_deg = 20.0;
+            p.look = Look {
+                barrel_k1: k1,
+                card_relief: 1.0,
+                gap_fraction: Some(0.3),
+                ..white_table(40.0)
+            };
+            let s = render(&t, &p, &flat, &felt(32, 0));
+            let red = |x: f32, y: f32| {
+                let px = s.image.get_pixel(x.round() as u32, y.round() as u32).0;
+                px[0] > 150 && px[1] < 90
+            };
+            for ct in &s.truth {
+                let (cx, cy) = ct.centre_px;
+                assert!(red(cx, cy));
+                for (x, y) in ct.corners_px {
+                    // 3 px in from each corner is card, 3 px out is not.
+                    let (dx, dy) = (cx - x, cy - y);
+                    let n = dx.hypot(dy);
+                    assert!(
+                        red(x + 3.0 * dx / n, y + 3.0 * dy / n),
+                        "k1 {k1} {:?}",
+                        ct.cell
+                    );
+                    assert!(
+                        !red(x - 3.0 * dx / n, y - 3.0 * dy / n),
+                        "k1 {k1} {:?}",
+                        ct.cell
+                    );
+                }
+            }
+            // lay_out agrees with render.
+            let l = lay_out(&t, &p);
+            assert_eq!(
+                l.iter().map(|c| c.corners_px).collect::<Vec<_>>(),
+                s.truth.iter().map(|c| c.corners_px).collect::<Vec<_>>()
+            );
+            // The geometry projects as the truth says.
+            let c = s.geometry.project((0.0, 0.0));
+            assert!(c.0.is_finite() && c.1.is_finite());
+        }
+    }
+
+    #[test]
+    fn a_default_look_changes_no_byte_and_no_truth_line() {
+        let t = table(FOUR);
+        let mut p = small(SceneParams::tough());
+        p.seed = 5;
+        let text = format!("{p:?}");
+        assert!(!text.contains("look"), "{text}");
+        assert!(text.starts_with("SceneParams { width: 320, height: 180,"));
+        let mut q = p.clone();
+        q.look.white_balance = 0.5;
+        assert!(format!("{q:?}").contains("look: Look {"));
+        let a = render(&t, &p, &cards(40), &felt(64, 5));
+        let b = render(&t, &q, &cards(40), &felt(64, 5));
+        assert_ne!(a.image.as_raw(), b.image.as_raw());
+    }
+
+    #[test]
+    fn glare_burns_out_and_white_balance_tints() {
+        let t = table("rK\n");
+        let mut p = small(SceneParams::clean());
+        p.look = Look {
+            glare: Some(Glare {
+                at: (0.2, 0.2),
+                radius: 0.1,
+                strength: 1.0,
+            }),
+            white_balance: 0.8,
+            ..white_table(24.0)
+        };
+        let s = render(&t, &p, &flat, &felt(32, 0));
+        let at = |x: u32, y: u32| s.image.get_pixel(x, y).0;
+        let spot = at(64, 36);
+        assert!(spot[0] == 255 && spot[1] >= 250, "{spot:?}");
+        // Away from the spot, the white table is warm: more red than blue.
+        let far = at(300, 170);
+        assert!(far[0] as i32 - far[2] as i32 > 30, "{far:?}");
+    }
+
+    #[test]
+    fn a_sleeve_covers_the_forearm_and_a_glove_the_hand() {
+        let t = table("rK uQ yN\nbP wB rR\nuN yP ##\n");
+        let look = |glove: bool| Look {
+            occluder: Some(OccluderLook {
+                skin: SKIN_TONES[7],
+                sleeve: Some(Sleeve {
+                    colour: [20, 200, 40],
+                    cuff: 1.0,
+                    glove,
+                }),
+            }),
+            ..white_table(24.0)
+        };
+        let mut p = small(SceneParams::clean());
+        p.hand = Some(HandParams {
+            reach: 0.6,
+            from_deg: Some(0.0),
+            size: 1.0,
+        });
+        let count = |s: &Scene, c: [u8; 3]| {
+            s.image
+                .pixels()
+                .filter(|px| {
+                    px.0.iter()
+                        .zip(c)
+                        .all(|(a, b)| (*a as i32 - b as i32).abs() < 40)
+                })
+                .count()
+        };
+        p.look = look(false);
+        let sleeve = render(&t, &p, &cards(40), &felt(32, 0));
+        assert!(sleeve.busy);
+        p.look = look(true);
+        let glove = render(&t, &p, &cards(40), &felt(32, 0));
+        assert!(count(&sleeve, [20, 200, 40]) > 500);
+        assert!(count(&glove, [20, 200, 40]) > count(&sleeve, [20, 200, 40]));
+        assert!(count(&sleeve, [62, 42, 30]) > 100);
     }
 
     #[test]
