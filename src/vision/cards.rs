@@ -92,14 +92,87 @@ fn class_of(r: u8, g: u8, b: u8) -> u8 {
     if skin { SKIN } else { CARD }
 }
 
-/// Whether the frame shows a hand (enough skin-coloured pixels).
-pub fn hand_present(frame: &RgbImage) -> bool {
-    let skin = frame
-        .as_raw()
-        .chunks_exact(3)
-        .filter(|p| class_of(p[0], p[1], p[2]) == SKIN)
-        .count();
-    skin as f32 > 0.002 * (frame.width() * frame.height()) as f32
+/// The green-felt path's pixel classes (see [`class_of`]).
+struct FeltClasses {
+    w: usize,
+    h: usize,
+    class: Vec<u8>,
+    /// Pixels of each class.
+    felt: usize,
+    skin: usize,
+}
+
+impl FeltClasses {
+    fn new(frame: &RgbImage) -> FeltClasses {
+        let (w, h) = (frame.width() as usize, frame.height() as usize);
+        let class: Vec<u8> = frame
+            .as_raw()
+            .chunks_exact(3)
+            .map(|p| class_of(p[0], p[1], p[2]))
+            .collect();
+        let felt = class.iter().filter(|&&c| c == FELT).count();
+        let skin = class.iter().filter(|&&c| c == SKIN).count();
+        FeltClasses {
+            w,
+            h,
+            class,
+            felt,
+            skin,
+        }
+    }
+
+    /// Enough skin-coloured pixels for a hand.
+    fn skin_present(&self) -> bool {
+        self.skin as f32 > 0.002 * (self.w * self.h) as f32
+    }
+
+    /// The blobs of card pixels.
+    fn blobs(&self) -> Vec<outline::Blob> {
+        let (w, h) = (self.w, self.h);
+        components(w, h, |i| self.class[i] == CARD)
+            .into_iter()
+            .map(|runs| {
+                let area = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+                let at_border = runs.first().is_some_and(|r| r.y == 0)
+                    || runs.last().is_some_and(|r| r.y as usize + 1 == h)
+                    || runs.iter().any(|r| r.x0 == 0 || r.x1 as usize == w);
+                outline::Blob {
+                    runs,
+                    source: Source::Colour,
+                    area,
+                    at_border,
+                }
+            })
+            .collect()
+    }
+
+    /// Skin patches (a lone skin-coloured pixel is noise on ink).
+    fn hands(&self) -> Hands {
+        let (w, h, c) = (self.w, self.h, &self.class);
+        let mut mask = Vec::new();
+        if self.skin > 0 {
+            mask = vec![false; w * h];
+            for y in 1..h.saturating_sub(1) {
+                for x in 1..w.saturating_sub(1) {
+                    let i = y * w + x;
+                    mask[i] = c[i] == SKIN
+                        && c[i - 1] == SKIN
+                        && c[i + 1] == SKIN
+                        && c[i - w] == SKIN
+                        && c[i + w] == SKIN;
+                }
+            }
+            if !mask.iter().any(|&m| m) {
+                mask.clear();
+            }
+        }
+        Hands {
+            w,
+            h,
+            scale: 1,
+            mask,
+        }
+    }
 }
 
 /// Tells which card a rectified card image shows.
@@ -116,6 +189,17 @@ pub trait Identify {
     fn identify_in(&self, frame: &RgbImage, corners: &[(f32, f32); 4]) -> (Option<Token>, f32) {
         self.identify(&rectify(frame, corners))
     }
+
+    /// As [`Identify::identify_in`], for an outline found from the edge
+    /// map rather than from the card's own pixels, which may be a pixel or
+    /// two off: an identifier whose check is weak asks for more.
+    fn identify_rough_in(
+        &self,
+        frame: &RgbImage,
+        corners: &[(f32, f32); 4],
+    ) -> (Option<Token>, f32) {
+        self.identify_in(frame, corners)
+    }
 }
 
 /// The bundled printable deck read by its corner code (and its back by its
@@ -123,15 +207,34 @@ pub trait Identify {
 pub struct CornerCode;
 
 impl Identify for CornerCode {
-    /// Both corner codes must read, and agree: one code alone is too weak
-    /// a check (its one-module correction names a card for a tenth of
-    /// random patterns, such as a back's corner seen through an outline a
-    /// little off), and the back is tested first for the same reason.
     fn identify(&self, card: &RgbImage) -> (Option<Token>, f32) {
-        if is_back(card) {
+        if let Some(card) = read_corner_code(card) {
+            (Some(Token::Up(card)), 0.95)
+        } else if is_back(card) {
+            (Some(Token::Down), 0.9)
+        } else {
+            (None, 0.5)
+        }
+    }
+
+    /// Both corner codes must read, and agree: one code alone is too weak
+    /// a check for a rough outline (its one-module correction names a card
+    /// for a tenth of random patterns, such as a back's corner seen through
+    /// an outline a little off), and the back is tested first for the same
+    /// reason.
+    fn identify_rough_in(
+        &self,
+        frame: &RgbImage,
+        corners: &[(f32, f32); 4],
+    ) -> (Option<Token>, f32) {
+        let card = rectify_to(frame, corners, RECT_W, RECT_H, 0.0);
+        if is_back(&card) {
             return (Some(Token::Down), 0.9);
         }
-        match (read_corner_code_at(card, false), read_corner_code_at(card, true)) {
+        match (
+            read_corner_code_at(&card, false),
+            read_corner_code_at(&card, true),
+        ) {
             (Some(a), Some(b)) if a == b => (Some(Token::Up(a)), 0.95),
             _ => (None, 0.5),
         }
@@ -188,14 +291,25 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     if w < 8 || h < 8 {
         return Finding::default();
     }
-    let edges = Edges::new(frame);
-    let regions = outline::regions(&edges);
-    let table = TableModel::learn(&edges, &regions.objects);
     let (w, h) = (w as usize, h as usize);
+    let felt = FeltClasses::new(frame);
+    let on_felt = felt.felt * 2 > w * h;
+    // Green felt keeps the path it was tuned on (pixel classes by hue,
+    // hands by skin colour) until the general path matches it there; every
+    // other table goes the general way, which assumes no colour.
+    let (blobs, objects, edges) = if on_felt {
+        (felt.blobs(), Vec::new(), None)
+    } else {
+        let edges = Edges::new(frame);
+        let regions = outline::regions(&edges);
+        let table = TableModel::learn(&edges, &regions.objects);
+        let mut blobs = table.map(|t| t.blobs(frame)).unwrap_or_default();
+        blobs.extend(regions.blobs);
+        (blobs, regions.objects, Some(edges))
+    };
     let max_area = w * h / 5;
     let mut first = Vec::new();
-    let by_colour = table.map(|t| t.blobs(frame)).unwrap_or_default();
-    for blob in by_colour.into_iter().chain(regions.blobs) {
+    for blob in blobs {
         if !(MIN_AREA..=max_area).contains(&blob.area) {
             continue;
         }
@@ -227,53 +341,44 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     // A region is one card (a hole may be several touching): the regions
     // say what a card is when there are enough of them.
     let count = |src: Source| first.iter().filter(|f| f.4 && f.5 == src).count();
-    let trusted = if count(Source::Colour) >= 3 {
+    let trusted = if count(Source::Colour) >= 1 {
         Some(Source::Colour)
     } else if count(Source::Region) >= 3 {
         Some(Source::Region)
     } else {
         None
     };
-    let typical = |f: &&(Patch, Vec<Edge>, Quad, f32, bool, Source)| {
-        f.4 && trusted.is_none_or(|t| f.5 == t)
-    };
+    let typical =
+        |f: &&(Patch, Vec<Edge>, Quad, f32, bool, Source)| f.4 && trusted.is_none_or(|t| f.5 == t);
     let typical_area = median(first.iter().filter(typical).map(|f| f.2.area).collect());
     let typical_short = median(first.iter().filter(typical).map(|f| f.2.short).collect());
-    if std::env::var_os("ARBITER_DEBUG_FINDER").is_some() {
-        eprintln!(
-            "threshold {} typical {:?} {:?}",
-            edges.threshold, typical_area, typical_short
-        );
-        for f in &first {
-            eprintln!(
-                "  {:?} centre ({:.0},{:.0}) area {:.0} aspect {:.2} fill {:.2} shaped {}",
-                f.5, f.2.centre.0, f.2.centre.1, f.2.area, f.2.aspect, f.3, f.4
-            );
-        }
-    }
-
     let cards: Vec<&Quad> = first.iter().filter(|f| f.4).map(|f| &f.2).collect();
-    let hands = Hands::find(&edges, &regions.objects, &cards, typical_area, typical_short);
+    let hands = match &edges {
+        Some(edges) => Hands::find(edges, &objects, &cards, typical_area, typical_short),
+        None => felt.hands(),
+    };
 
-    let mut out: Vec<Detected> = Vec::new();
+    let mut out: Vec<(Detected, Source)> = Vec::new();
     for (patch, boundary, quad, fill, shaped, source) in first {
-        let oversized = typical_area.is_some_and(|t| quad.area > 1.6 * t);
+        let oversized = typical_area.is_some_and(|t| quad.area > 1.5 * t);
         // A region found inside a card (a back's pattern, a glyph) and
         // snapped outward falls short of the card.
-        let least = if source == Source::Region { 0.7 } else { 0.45 };
+        let least = if source == Source::Region { 0.7 } else { 0.5 };
         let undersized = typical_area.is_some_and(|t| quad.area < least * t);
         if shaped && !oversized && !undersized {
-            let d = judge(frame, &hands, &quad, id);
+            let d = judge(frame, &hands, &quad, id, source);
             // A throne pair seen steeply can look like one long card; only
             // one that fails to read is worth a second look.
             let big = typical_area.is_none_or(|t| quad.area > 1.2 * t);
             let pair = (d.token.is_none() && d.confidence > 0.1 && big)
                 .then(|| throne_pair(frame, &hands, &boundary, &quad, typical_short, id))
                 .flatten();
-            out.push(pair.unwrap_or(d));
+            out.push((pair.unwrap_or(d), source));
             continue;
         }
-        if undersized {
+        // Touching cards are split from their own pixels only: a hole
+        // holds several cards with their edge bands merged.
+        if undersized || source != Source::Colour {
             continue;
         }
         let parts = split(&patch, &boundary, typical_area, typical_short, (w, h));
@@ -281,53 +386,73 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             && fill > 0.85
             && let Some(d) = throne_pair(frame, &hands, &boundary, &quad, typical_short, id)
         {
-            out.push(d);
+            out.push((d, source));
+            continue;
+        }
+        if parts.is_empty() {
+            // Seen, but not as a card: no token. A blob far from any card's
+            // shape is not reported at all.
+            let loose = (1.0..2.2).contains(&quad.aspect) && (0.75..1.2).contains(&fill);
+            if oversized || loose {
+                out.push((
+                    Detected {
+                        corners: quad.corners,
+                        centre: quad.centre,
+                        token: None,
+                        confidence: 0.2,
+                    },
+                    source,
+                ));
+            }
             continue;
         }
         for part in &parts {
-            let part = snapped(frame, part, Source::Hole);
-            out.push(judge(frame, &hands, &part, id));
+            let part = snapped(frame, part, source);
+            out.push((judge(frame, &hands, &part, id, source), source));
         }
     }
+    let hand = if on_felt {
+        felt.skin_present()
+    } else {
+        !hands.mask.is_empty()
+    };
     Finding {
         cards: dedupe(out),
-        hand: !hands.mask.is_empty(),
+        hand,
     }
 }
 
-/// One card is often found twice (as its own region and as a hole around
-/// it): of detections whose centres lie within a third of a card of each
-/// other, the read one (the surer one) stays.
-fn dedupe(mut dets: Vec<Detected>) -> Vec<Detected> {
-    let rank = |d: &Detected| (d.token.is_some(), d.confidence);
+/// One card is often found twice (by its colour, as its own region and as
+/// a hole around it): of detections whose centres lie within a third of a
+/// card of each other, one stays. An outline from the card's own pixels
+/// beats one from the edge map, a read one an unread one, a surer one a
+/// less sure one; two reads of one card from the edge map that disagree
+/// leave it unread.
+fn dedupe(mut dets: Vec<(Detected, Source)>) -> Vec<Detected> {
+    let rank =
+        |d: &(Detected, Source)| (d.1 == Source::Colour, d.0.token.is_some(), d.0.confidence);
     dets.sort_by(|a, b| {
         rank(b)
             .partial_cmp(&rank(a))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    let mut kept: Vec<Detected> = Vec::new();
-    if std::env::var_os("ARBITER_DEBUG_FINDER").is_some() {
-        for d in &dets {
-            eprintln!("  det {:?} {:.2} centre ({:.0},{:.0}) corners {:?}", d.token, d.confidence, d.centre.0, d.centre.1, d.corners);
-        }
-    }
-    for d in dets {
+    let mut kept: Vec<(Detected, Source)> = Vec::new();
+    for (d, source) in dets {
         let short = dist(d.corners[0], d.corners[1]);
-        let same = kept.iter_mut().find(|k| {
+        let same = kept.iter_mut().find(|(k, _)| {
             dist(k.centre, d.centre) < 0.35 * short.max(dist(k.corners[0], k.corners[1]))
         });
         match same {
-            // Two reads of one card that disagree: neither is trusted.
-            Some(k) => {
-                if d.token.is_some() && k.token != d.token {
+            Some((k, ks)) => {
+                if *ks != Source::Colour && d.token.is_some() && k.token != d.token {
                     k.token = None;
                     k.confidence = 0.3;
                 }
             }
-            None => kept.push(d),
+            None => kept.push((d, source)),
         }
     }
-    kept
+    kept.into_iter().map(|k| k.0).collect()
 }
 
 /// `quad` with its sides moved onto the card's edge in the frame (see
@@ -341,8 +466,8 @@ fn snapped(frame: &RgbImage, quad: &Quad, source: Source) -> Quad {
     let (inward, outward) = match source {
         Source::Hole => (0.15 * quad.short + 3.0, 1.0),
         Source::Region => (2.0, 0.14 * quad.short + 2.0),
-        // Pixel-exact already, but for a shadow or a halo.
-        Source::Colour => (2.0, 1.0),
+        // Fitted to the pixels of the card itself already.
+        Source::Colour => return quad.clone(),
     };
     match outline::snap(frame, &quad.corners, inward, outward) {
         Some(c) => {
@@ -563,7 +688,8 @@ impl Hands {
         let (w, h, s) = (edges.w, edges.h, edges.scale);
         let s2 = (s * s) as f32;
         let frame_area = (w * h) as f32 * s2;
-        let min_area = typical_area.map_or(0.02 * frame_area, |a| (2.0 * a).max(0.006 * frame_area));
+        let min_area =
+            typical_area.map_or(0.02 * frame_area, |a| (2.0 * a).max(0.006 * frame_area));
         let min_depth = typical_short.map_or(0.03 * w.min(h) as f32 * s as f32, |t| 0.3 * t);
         let mut mask: Vec<bool> = Vec::new();
         for o in objects.iter().skip(1) {
@@ -571,7 +697,12 @@ impl Hands {
                 continue;
             }
             let patch = Patch::new(&o.runs);
-            let depth = patch.distance_sq().iter().copied().fold(0.0f32, f32::max).sqrt();
+            let depth = patch
+                .distance_sq()
+                .iter()
+                .copied()
+                .fold(0.0f32, f32::max)
+                .sqrt();
             if depth * (s as f32) < min_depth {
                 continue;
             }
@@ -590,7 +721,12 @@ impl Hands {
                 mask[row + r.x0 as usize..row + r.x1 as usize].fill(true);
             }
         }
-        Hands { w, h, scale: s, mask }
+        Hands {
+            w,
+            h,
+            scale: s,
+            mask,
+        }
     }
 
     /// Hand pixels (in frame pixels) whose centres lie inside the convex
@@ -1088,7 +1224,7 @@ fn offset(q: &[(f32, f32); 4], by: f32) -> Option<[(f32, f32); 4]> {
 
 /// Reads one card-shaped quadrilateral, unless skin is on or right around
 /// it.
-fn judge(frame: &RgbImage, hands: &Hands, q: &Quad, id: &dyn Identify) -> Detected {
+fn judge(frame: &RgbImage, hands: &Hands, q: &Quad, id: &dyn Identify, source: Source) -> Detected {
     let grow = 0.12 * q.short + 2.0;
     let grown = expand(&q.corners, q.centre, grow);
     let skin = hands.cover(&grown);
@@ -1103,7 +1239,10 @@ fn judge(frame: &RgbImage, hands: &Hands, q: &Quad, id: &dyn Identify) -> Detect
             confidence,
         };
     }
-    let (token, confidence) = id.identify_in(frame, &q.corners);
+    let (token, confidence) = match source {
+        Source::Colour => id.identify_in(frame, &q.corners),
+        Source::Region | Source::Hole => id.identify_rough_in(frame, &q.corners),
+    };
     Detected {
         corners: q.corners,
         centre: q.centre,
@@ -1714,7 +1853,7 @@ pub(crate) mod tests {
                 size: 1.0,
             });
             let s = render(&table(text), &p, &card_image, cloth());
-            assert!(hand_present(&s.image));
+            assert!(find(&s.image, &CornerCode).hand);
             run(&table(text), &p, &mut tally, false);
         }
         report("hand", &tally);
@@ -1723,7 +1862,7 @@ pub(crate) mod tests {
         let mut p = base();
         p.seed = 9;
         let s = render(&table(TABLES[0]), &p, &card_image, cloth());
-        assert!(!hand_present(&s.image));
+        assert!(!find(&s.image, &CornerCode).hand);
     }
 
     #[test]

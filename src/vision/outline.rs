@@ -152,12 +152,6 @@ impl Edges {
         let threshold = (TEXTURE_FACTOR * median as f32)
             .max(MIN_THRESHOLD)
             .min(60.0) as u8;
-        if let Some(path) = std::env::var_os("ARBITER_DEBUG_EDGES") {
-            let img = image::GrayImage::from_fn(w as u32, h as u32, |x, y| {
-                image::Luma([if mag[y as usize * w + x as usize] > threshold { 255 } else { 0 }])
-            });
-            let _ = img.save(path);
-        }
         Edges {
             w,
             h,
@@ -500,8 +494,15 @@ pub(super) struct TableModel {
     chroma_tol: f32,
     /// Largest brightness ratio (either way) that is still table.
     bright_tol: f32,
+    /// The cloth has a clear hue: its chromaticity alone tells it from a
+    /// card, and brightness (a shadow between cards, a lamp) is ignored. A
+    /// grey, white or black table needs brightness too.
+    chromatic: bool,
 }
 
+/// How much darker than the cloth a shadow may make it, beyond the cloth's
+/// own spread, as a log ratio (half as bright).
+const SHADOW: f32 = 0.4;
 /// Side of a tile of [`TableModel`], in grid pixels.
 const TILE: usize = 12;
 /// The least share of the grid the largest region must hold to be taken
@@ -594,7 +595,13 @@ impl TableModel {
         };
         let chroma_tol = (6.0 * median(&mut dc)).max(0.04);
         let bright_tol = (6.0 * median(&mut db)).max(0.3);
+        let total = sums.iter().fold([0.0f32; 4], |a, t| {
+            [a[0] + t[0], a[1] + t[1], a[2] + t[2], a[3] + t[3]]
+        });
+        let mean = chroma([total[0], total[1], total[2]].map(|v| v / total[3].max(1.0)));
+        let chromatic = mean.0.abs().max(mean.1.abs()) > 0.08;
         Some(TableModel {
+            chromatic,
             scale: edges.scale,
             tw,
             th,
@@ -614,9 +621,13 @@ impl TableModel {
         let c = c.map(f32::from);
         let (a, b) = (chroma(c), chroma(m));
         let (sc, sm) = (c[0] + c[1] + c[2] + 24.0, m[0] + m[1] + m[2] + 24.0);
+        // Shadows darken the cloth by half (a card's own contact shadow, a
+        // hand's); lighter than the cloth by a little is already a card.
+        let bright = (sc / sm).ln();
         (a.0 - b.0).abs() <= self.chroma_tol
             && (a.1 - b.1).abs() <= self.chroma_tol
-            && (sc / sm).ln().abs() <= self.bright_tol
+            && (self.chromatic
+                || bright <= self.bright_tol && bright >= -(self.bright_tol + SHADOW))
     }
 
     /// The blobs of pixels unlike the table, in frame pixels, holes up to a

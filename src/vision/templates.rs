@@ -871,9 +871,6 @@ impl Judgement {
 impl Identify for DeckModel {
     fn identify(&self, card: &RgbImage) -> (Option<Token>, f32) {
         let j = self.judge(card);
-        if std::env::var_os("ARBITER_DEBUG_TEMPLATES").is_some() {
-            eprintln!("judge {j:?}");
-        }
         let Some(token) = j.token else {
             return (None, 0.0);
         };
