@@ -149,9 +149,7 @@ impl Edges {
                 break;
             }
         }
-        let threshold = (TEXTURE_FACTOR * median as f32)
-            .max(MIN_THRESHOLD)
-            .min(60.0) as u8;
+        let threshold = (TEXTURE_FACTOR * median as f32).clamp(MIN_THRESHOLD, 60.0) as u8;
         Edges {
             w,
             h,
