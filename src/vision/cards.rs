@@ -416,8 +416,12 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     } else {
         !hands.mask.is_empty()
     };
+    let mut cards = dedupe(out);
+    if !on_felt {
+        cards = vouched(cards, w);
+    }
     Finding {
-        cards: dedupe(out),
+        cards: cards.into_iter().map(|c| c.0).collect(),
         hand,
     }
 }
@@ -428,7 +432,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
 /// beats one from the edge map, a read one an unread one, a surer one a
 /// less sure one; two reads of one card from the edge map that disagree
 /// leave it unread.
-fn dedupe(mut dets: Vec<(Detected, Source)>) -> Vec<Detected> {
+fn dedupe(mut dets: Vec<(Detected, Source)>) -> Vec<(Detected, Source)> {
     let rank =
         |d: &(Detected, Source)| (d.1 == Source::Colour, d.0.token.is_some(), d.0.confidence);
     dets.sort_by(|a, b| {
@@ -452,7 +456,45 @@ fn dedupe(mut dets: Vec<(Detected, Source)>) -> Vec<Detected> {
             None => kept.push((d, source)),
         }
     }
-    kept.into_iter().map(|k| k.0).collect()
+    kept
+}
+
+/// The narrowest card the general path reports, over the frame's width:
+/// the smallest card the camera is asked to read is 40 px wide at 1280;
+/// below that lie a checked cloth's squares and a glyph's parts.
+const MIN_SHORT: f32 = 0.025;
+
+/// Keeps what the edge map found only where the faces vouch for it. A
+/// face read by its print is hard to fake; an outline from the edge map is
+/// not (a checked cloth's square, stretched by a wide lens, is a card's
+/// shape, and a plain back is any plain rectangle). So an edge-map
+/// detection must be about the size of the faces read (the cards of one
+/// table are one size, give or take the camera's tilt), and with no face
+/// read at all it is not reported. Cards found by their own colour stand
+/// on their own.
+fn vouched(dets: Vec<(Detected, Source)>, frame_w: usize) -> Vec<(Detected, Source)> {
+    let area = |d: &Detected| polygon_area(&d.corners);
+    let mut faces: Vec<f32> = dets
+        .iter()
+        .filter(|(d, _)| matches!(d.token, Some(Token::Up(_)) | Some(Token::Pair(..))))
+        .map(|(d, _)| area(d))
+        .collect();
+    faces.sort_by(f32::total_cmp);
+    let face = faces.get(faces.len() / 2).copied();
+    let least = MIN_SHORT * frame_w as f32;
+    dets.into_iter()
+        .filter(|(d, source)| {
+            let short = (dist(d.corners[0], d.corners[1]) + dist(d.corners[3], d.corners[2])) / 2.0;
+            if short < least {
+                return false;
+            }
+            match (source, face) {
+                (Source::Colour, _) => true,
+                (_, None) => false,
+                (_, Some(a)) => (0.6 * a..1.6 * a).contains(&area(d)),
+            }
+        })
+        .collect()
 }
 
 /// `quad` with its sides moved onto the card's edge in the frame (see

@@ -73,7 +73,7 @@ use crate::vision::cards::{Identify, RECT_H, RECT_W};
 const FORMAT: &str = "arbiter-deck-model";
 /// Bumped whenever the features or their encoding change: an old file must
 /// be relearned, not misread.
-const VERSION: i64 = 1;
+const VERSION: i64 = 2;
 
 /// Shape grid, cells across and down (cells come out roughly square).
 const LW: usize = 24;
@@ -103,6 +103,9 @@ const COLOUR_STEP: f32 = 1.0 / 200.0;
 
 /// Smallest normalised margin that names a card.
 const MIN_MARGIN: f32 = 0.5;
+/// How much further than the best kind the runner-up must be (see
+/// [`Judgement::clear_lead`]).
+const LEAD: f32 = 1.25;
 /// Largest mean distance to the best template that names a card.
 const MAX_DISTANCE: f32 = 0.9;
 /// Largest distance in any one block that names a card.
@@ -345,14 +348,42 @@ fn shape_grid(fine: &Fine, sx: isize, sy: isize, shape: &mut [f32]) {
 fn grids(fine: &Fine, sx: isize, sy: isize) -> Vec<f32> {
     let mut out = vec![0.0f32; NF];
     shape_grid(fine, sx, sy, &mut out[..NL]);
-    // Colour: chromaticity of 2×2 shape cells.
+    // Colour: chromaticity of 2×2 shape cells, after white balance on the
+    // card's own paper (its brightest tenth): a warm or cool light, or a
+    // camera's white balance, tints the whole card alike, and would
+    // otherwise shift every colour cell.
+    let white = paper(fine);
     for i in 0..NC {
-        let [r, g, b] = block_mean(fine, 4 * (i % CW) + 1, 4 * (i / CW) + 1, 4);
+        let m = block_mean(fine, 4 * (i % CW) + 1, 4 * (i / CW) + 1, 4);
+        let [r, g, b] = std::array::from_fn(|k| m[k] * white[k]);
         let total = r + g + b + 24.0;
         out[NL + i] = (r - g) / total;
         out[NL + NC + i] = (b - g) / total;
     }
     out
+}
+
+/// Per-channel gains that make the brightest tenth of the card's fine
+/// cells grey at their own brightness.
+fn paper(fine: &Fine) -> [f32; 3] {
+    let mut cells: Vec<[f32; 3]> = fine
+        .cells
+        .iter()
+        .map(|c| {
+            let n = c[3].max(1) as f32;
+            [c[0] as f32 / n, c[1] as f32 / n, c[2] as f32 / n]
+        })
+        .collect();
+    cells.sort_by(|a, b| (b[0] + b[1] + b[2]).total_cmp(&(a[0] + a[1] + a[2])));
+    let top = &cells[..(cells.len() / 10).max(1)];
+    let mean: [f32; 3] =
+        std::array::from_fn(|k| top.iter().map(|c| c[k]).sum::<f32>() / top.len() as f32);
+    let grey = (mean[0] + mean[1] + mean[2]) / 3.0;
+    // A card with no light part (a dark back) is left as it is.
+    if grey < 60.0 {
+        return [1.0; 3];
+    }
+    mean.map(|m| (grey / m.max(1.0)).clamp(0.5, 2.0))
 }
 
 fn features(img: &RgbImage) -> Option<Vec<f32>> {
@@ -830,19 +861,20 @@ impl DeckModel {
             q[..NL].copy_from_slice(g);
         }
         let block = worst_block(&q, &self.kinds[k1].oriented[o1]);
-        let margin = match order.get(1) {
+        let (margin, runner_up) = match order.get(1) {
             Some(&k2) => {
                 let (d2, o2) = best[k2];
                 let between = self.pair[k1 * n + k2][o1 ^ o2].max(1e-3);
-                (d2 - d1) / between
+                ((d2 - d1) / between, d2)
             }
-            None => 1.0,
+            None => (1.0, f32::INFINITY),
         };
         Judgement {
             token: Some(self.kinds[k1].token),
             distance: d1,
             block,
             margin,
+            runner_up,
         }
     }
 }
@@ -855,9 +887,20 @@ struct Judgement {
     distance: f32,
     block: f32,
     margin: f32,
+    /// The distance to the second-nearest kind.
+    runner_up: f32,
 }
 
 impl Judgement {
+    /// The runner-up is clearly further than the best, measured against how
+    /// well the best fits. The margin alone is relative to how far apart
+    /// the two kinds are, and twin kinds (a piece in red and in white,
+    /// which differ in a thin line's colour) are so close that the noise of
+    /// a small, blurred or tinted card decides between them.
+    fn clear_lead(&self) -> bool {
+        self.runner_up >= LEAD * self.distance + 0.02
+    }
+
     /// How clear the margin is: 0 at the threshold, 1 at a perfect match.
     fn clarity(&self) -> f32 {
         ((self.margin - MIN_MARGIN) / (1.0 - MIN_MARGIN)).clamp(0.0, 1.0)
@@ -883,7 +926,8 @@ impl Identify for DeckModel {
         if code.is_some() && !agrees {
             return (None, 0.2);
         }
-        let named = j.fits() && (j.margin >= MIN_MARGIN || agrees && j.margin > 0.0);
+        let named =
+            j.fits() && (j.margin >= MIN_MARGIN && j.clear_lead() || agrees && j.margin > 0.0);
         if !named {
             // How near it came, kept under one half.
             let near = (j.margin / MIN_MARGIN).clamp(0.0, 1.0)
@@ -1499,7 +1543,7 @@ mod tests {
     fn parse_errors_name_the_file_and_line() {
         let text = stand_in_model().to_text();
         let e =
-            DeckModel::parse("d.toml", &text.replace("version = 1", "version = 9")).unwrap_err();
+            DeckModel::parse("d.toml", &text.replace("version = 2", "version = 9")).unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("d.toml", Some(3)), "{e}");
         assert!(e.to_string().starts_with("d.toml:3: version 9"), "{e}");
 
