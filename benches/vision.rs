@@ -3,6 +3,8 @@
 //! overhead shot, a rotated and tilted one, one with a hand over the
 //! cards), and `rectify` and template `identify` of one card.
 //!
+//! The varied sets' frames (`recognise_varied`) are timed too.
+//!
 //! `cargo bench --bench vision`. Target: `detect` under 15 ms a frame on one
 //! core, identification by corner code included. Frames are rendered once,
 //! outside the timing.
@@ -13,7 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use arbiter::deck::print::{back, face};
 use arbiter::table::{Card, Cell, Table, Token};
 use arbiter::vision::cards::{Identify, detect, rectify};
-use arbiter::vision::recognise::Recogniser;
+use arbiter::vision::recognise::{Deck, Recogniser};
 use arbiter::vision::scene::{HandParams, Scene, SceneParams, felt, render};
 use arbiter::vision::templates::DeckModel;
 use divan::{Bencher, black_box};
@@ -171,4 +173,52 @@ fn identify_one(bencher: Bencher) {
     let card = rectify(&s.image, &s.truth[5].corners_px);
     let model = DeckModel::bundled();
     bencher.bench_local(|| model.identify(black_box(&card)));
+}
+
+/// Frames of the varied sets (`fixtures/tables/`): a spread of surfaces,
+/// decks, lights, lenses and card sizes, so that the budget is held on
+/// hard tables and not only on the easy felt above. JPEG decoding is done
+/// once, outside the timing.
+const VARIED: &[&str] = &[
+    "surfaces/002",
+    "surfaces/009",
+    "light/002",
+    "light/009",
+    "lens-tilt/005",
+    "lens-tilt/009",
+    "sizes/005",
+    "sizes/009",
+    "hard/005",
+    "mixed/002",
+    "decks/005",
+    "hands/002",
+];
+
+/// The recogniser for a varied frame: its deck is named on the truth
+/// file's factors line, and learned from `fixtures/decks/<deck>/`.
+fn varied(frame: &str) -> (image::RgbImage, Recogniser) {
+    let base = format!("fixtures/tables/{frame}");
+    let truth = std::fs::read_to_string(format!("{base}.toml")).expect("the frame's truth file");
+    let deck = truth
+        .split("deck = \"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("a deck on the factors line");
+    let image = image::open(format!("{base}.jpg"))
+        .expect("the frame decodes")
+        .to_rgb8();
+    let recogniser = if deck == "printed" {
+        Recogniser::bundled()
+    } else {
+        let model = DeckModel::learn_dir(std::path::Path::new(&format!("fixtures/decks/{deck}")))
+            .expect("the deck's faces learn");
+        Recogniser::new(Deck::Learned(Box::new(model)), None)
+    };
+    (image, recogniser)
+}
+
+#[divan::bench(args = VARIED)]
+fn recognise_varied(bencher: Bencher, frame: &str) {
+    let (image, r) = varied(frame);
+    bencher.bench_local(|| r.recognise(black_box(&image)));
 }

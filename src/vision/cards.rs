@@ -293,14 +293,16 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     }
     let (w, h) = (w as usize, h as usize);
     let felt = FeltClasses::new(frame);
-    let on_felt = felt.felt * 2 > w * h;
+    let edges = Edges::new(frame);
+    // A plain cloth: its texture sets no edge threshold above the noise
+    // floor (a checked cloth's squares do, however green).
+    let on_felt = felt.felt * 2 > w * h && edges.plain();
     // Green felt keeps the path it was tuned on (pixel classes by hue,
     // hands by skin colour) until the general path matches it there; every
     // other table goes the general way, which assumes no colour.
     let (blobs, objects, edges) = if on_felt {
         (felt.blobs(), Vec::new(), None)
     } else {
-        let edges = Edges::new(frame);
         let regions = outline::regions(&edges);
         let table = TableModel::learn(&edges, &regions.objects);
         let mut blobs = table.map(|t| t.blobs(frame)).unwrap_or_default();
@@ -359,18 +361,34 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     };
 
     let mut out: Vec<(Detected, Source)> = Vec::new();
+    // The surest outlines first: a card already read from one is not read
+    // again from another (reading is most of the cost).
+    first.sort_by_key(|f| match f.5 {
+        Source::Colour => 0,
+        Source::Hole => 1,
+        Source::Region => 2,
+    });
+    let least_short = if on_felt { 0.0 } else { MIN_SHORT * w as f32 };
     for (patch, boundary, quad, fill, shaped, source) in first {
         let oversized = typical_area.is_some_and(|t| quad.area > 1.5 * t);
         // A region found inside a card (a back's pattern, a glyph) and
         // snapped outward falls short of the card.
         let least = if source == Source::Region { 0.7 } else { 0.5 };
-        let undersized = typical_area.is_some_and(|t| quad.area < least * t);
+        let undersized =
+            typical_area.is_some_and(|t| quad.area < least * t) || quad.short < least_short;
         if shaped && !oversized && !undersized {
+            let read_already = out
+                .iter()
+                .any(|(d, _)| d.token.is_some() && dist(d.centre, quad.centre) < 0.35 * quad.short);
+            if read_already {
+                continue;
+            }
             let d = judge(frame, &hands, &quad, id, source);
             // A throne pair seen steeply can look like one long card; only
             // one that fails to read is worth a second look.
             let big = typical_area.is_none_or(|t| quad.area > 1.2 * t);
-            let pair = (d.token.is_none() && d.confidence > 0.1 && big)
+            // Pairs are read from their own pixels' outline only.
+            let pair = (d.token.is_none() && d.confidence > 0.1 && big && source == Source::Colour)
                 .then(|| throne_pair(frame, &hands, &boundary, &quad, typical_short, id))
                 .flatten();
             out.push((pair.unwrap_or(d), source));
@@ -382,8 +400,11 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             continue;
         }
         let parts = split(&patch, &boundary, typical_area, typical_short, (w, h));
+        // A throne pair covers one and a half cards.
+        let pair_sized = typical_area.is_some_and(|t| (1.2 * t..2.0 * t).contains(&quad.area));
         if parts.is_empty()
             && fill > 0.85
+            && (on_felt || pair_sized)
             && let Some(d) = throne_pair(frame, &hands, &boundary, &quad, typical_short, id)
         {
             out.push((d, source));

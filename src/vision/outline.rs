@@ -160,6 +160,12 @@ impl Edges {
         }
     }
 
+    /// The table's own texture raises no edge threshold above the floor
+    /// that sensor noise sets.
+    pub fn plain(&self) -> bool {
+        f32::from(self.threshold) <= MIN_THRESHOLD + 2.0
+    }
+
     fn is_edge(&self, i: usize) -> bool {
         self.mag[i] > self.threshold
     }
