@@ -300,13 +300,15 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     // Green felt keeps the path it was tuned on (pixel classes by hue,
     // hands by skin colour) until the general path matches it there; every
     // other table goes the general way, which assumes no colour.
+    let mut table: Option<TableModel> = None;
     let (blobs, objects, edges) = if on_felt {
         (felt.blobs(), Vec::new(), None)
     } else {
         let regions = outline::regions(&edges);
-        let table = TableModel::learn(&edges, &regions.objects);
-        let mut blobs = table.map(|t| t.blobs(frame)).unwrap_or_default();
+        let model = TableModel::learn(&edges, &regions.objects);
+        let mut blobs = model.as_ref().map(|t| t.blobs(frame)).unwrap_or_default();
         blobs.extend(regions.blobs);
+        table = model;
         (blobs, regions.objects, Some(edges))
     };
     let max_area = w * h / 5;
@@ -356,7 +358,14 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     let typical_short = median(first.iter().filter(typical).map(|f| f.2.short).collect());
     let cards: Vec<&Quad> = first.iter().filter(|f| f.4).map(|f| &f.2).collect();
     let hands = match &edges {
-        Some(edges) => Hands::find(edges, &objects, &cards, typical_area, typical_short),
+        Some(edges) => Hands::find(
+            edges,
+            &objects,
+            table.as_ref(),
+            &cards,
+            typical_area,
+            typical_short,
+        ),
         None => felt.hands(),
     };
 
@@ -744,6 +753,7 @@ impl Hands {
     fn find(
         edges: &Edges,
         objects: &[outline::Object],
+        table: Option<&TableModel>,
         cards: &[&Quad],
         typical_area: Option<f32>,
         typical_short: Option<f32>,
@@ -774,6 +784,12 @@ impl Hands {
                 .map(|q| patch.count_in(&q.corners.map(|p| (p.0 / s as f32, p.1 / s as f32))))
                 .sum();
             if 2 * on_cards > o.area {
+                continue;
+            }
+            // A piece of the table cut off by a plank's seam or a stripe is
+            // the table's colour; a hand or a sleeve over it, by and large,
+            // is not. (Shape decides; this only spares the table's pieces.)
+            if table.is_some_and(|t| t.share_like_table(edges, &o.runs) > 0.5) {
                 continue;
             }
             if mask.is_empty() {

@@ -634,6 +634,21 @@ impl TableModel {
                 || bright <= self.bright_tol && bright >= -(self.bright_tol + SHADOW))
     }
 
+    /// The share of a region's pixels (grid runs) that look like the
+    /// table.
+    pub fn share_like_table(&self, edges: &Edges, runs: &[Run]) -> f32 {
+        let (mut like, mut all) = (0usize, 0usize);
+        for r in runs.iter().step_by(2) {
+            let y = r.y as usize;
+            for x in (r.x0 as usize..r.x1 as usize).step_by(2) {
+                all += 1;
+                let s = edges.scale;
+                like += usize::from(self.is_table(x * s, y * s, edges.rgb[y * edges.w + x]));
+            }
+        }
+        like as f32 / all.max(1) as f32
+    }
+
     /// The blobs of pixels unlike the table, in frame pixels, holes up to a
     /// tenth of their area filled (ink that happens to match the cloth).
     pub fn blobs(&self, frame: &RgbImage) -> Vec<Blob> {
