@@ -106,6 +106,8 @@ const MIN_MARGIN: f32 = 0.5;
 /// How much further than the best kind the runner-up must be (see
 /// [`Judgement::clear_lead`]).
 const LEAD: f32 = 1.25;
+/// How much further a twin's colour cells must be than the best's.
+const TWIN_COLOUR: f32 = 3.0;
 /// Largest mean distance to the best template that names a card.
 const MAX_DISTANCE: f32 = 0.9;
 /// Largest distance in any one block that names a card.
@@ -869,12 +871,30 @@ impl DeckModel {
             }
             None => (1.0, f32::INFINITY),
         };
+        // Twins: the runner-up is the same piece in another colour. The
+        // piece is clear when every other piece is clearly further; the
+        // colour when the twin's colour cells are clearly further.
+        let piece = |k: usize| match self.kinds[k].token {
+            Token::Up(c) => Some(c.piece),
+            _ => None,
+        };
+        let twin_colour_clear = match order.get(1) {
+            Some(&k2) if piece(k1).is_some() && piece(k1) == piece(k2) => {
+                let other = order
+                    .iter()
+                    .find(|&&k| piece(k) != piece(k1))
+                    .map_or(f32::INFINITY, |&k| best[k].0);
+                other >= LEAD * d1 + 0.02 && colour[k2] >= TWIN_COLOUR * colour[k1] + 0.01
+            }
+            _ => false,
+        };
         Judgement {
             token: Some(self.kinds[k1].token),
             distance: d1,
             block,
             margin,
             runner_up,
+            twin_colour_clear,
         }
     }
 }
@@ -889,6 +909,10 @@ struct Judgement {
     margin: f32,
     /// The distance to the second-nearest kind.
     runner_up: f32,
+    /// The runner-up is the same piece in another colour, every other
+    /// piece is clearly further, and the colour cells clearly tell the two
+    /// apart.
+    twin_colour_clear: bool,
 }
 
 impl Judgement {
@@ -898,7 +922,7 @@ impl Judgement {
     /// which differ in a thin line's colour) are so close that the noise of
     /// a small, blurred or tinted card decides between them.
     fn clear_lead(&self) -> bool {
-        self.runner_up >= LEAD * self.distance + 0.02
+        self.runner_up >= LEAD * self.distance + 0.02 || self.twin_colour_clear
     }
 
     /// How clear the margin is: 0 at the threshold, 1 at a perfect match.
