@@ -27,7 +27,8 @@ fn temp_script(name: &str, text: &str) -> std::path::PathBuf {
     p
 }
 
-const SHARED: &str = "../shared/scenarios/enprise-basics.toml";
+/// A copy of the team's shared En Prise example (`enprise-basics.toml`).
+const SHARED: &str = "fixtures/scenarios/enprise/basics.toml";
 
 #[test]
 fn replay_json_is_one_event_per_line_and_watch_agrees() {

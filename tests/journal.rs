@@ -14,7 +14,8 @@ use arbiter::replay::referee_for;
 use arbiter::script::Script;
 use arbiter::table::{Cell, Table};
 
-const SHARED: &str = "../shared/scenarios/enprise-basics.toml";
+/// A copy of the team's shared En Prise example (`enprise-basics.toml`).
+const SHARED: &str = "fixtures/scenarios/enprise/basics.toml";
 const DEMO: &str = "fixtures/scenarios/enprise/demo.toml";
 
 fn load(rel: &str) -> Script {

@@ -182,7 +182,7 @@ fn compare(
 
 #[test]
 fn the_basics_through_a_clean_mat() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/scenarios/enprise-basics.toml");
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/enprise/basics.toml");
     compare(
         &p,
         Transients {
@@ -279,7 +279,7 @@ fn the_demo_survives_an_unplug_mid_game() {
 
 #[test]
 fn the_mat_lights_a_missed_swap_and_puts_it_out_when_mended() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/scenarios/enprise-basics.toml");
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/enprise/basics.toml");
     let report = compare(&p, REALISTIC, WireTransients::default(), 3).unwrap();
     let script = Script::load(&p).unwrap();
     let offset = matplan::plan(&script, REALISTIC, 3).unwrap().offset;

@@ -1,7 +1,7 @@
 //! The script parser and replay never panic, whatever the text.
 //!
 //! Inputs: arbitrary strings, TOML-flavoured noise, and the project's valid
-//! scenario scripts (`fixtures/scenarios/`, `../shared/scenarios/`, plus a
+//! scenario scripts (`fixtures/scenarios/`, plus a
 //! short random game) after a few random edits: a character deleted,
 //! inserted or replaced, a line duplicated or dropped.
 //!

@@ -710,12 +710,7 @@ rQ uN ..
     fn every_scenario_settles_on_its_own_tables_with_transients_on() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut checked = 0;
-        for dir in [
-            "fixtures/scenarios/enprise",
-            "fixtures/scenarios/enochian",
-            "../shared/scenarios",
-            "../shared/scenarios/enochian",
-        ] {
+        for dir in ["fixtures/scenarios/enprise", "fixtures/scenarios/enochian"] {
             let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
                 continue;
             };

@@ -1171,13 +1171,7 @@ mod tests {
 
     fn scenario() -> Script {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let shared = root.join("../shared/scenarios/enprise-basics.toml");
-        let path = if shared.exists() {
-            shared
-        } else {
-            root.join("fixtures/scenarios/enprise/missed-swap.toml")
-        };
-        Script::load(&path).unwrap()
+        Script::load(&root.join("fixtures/scenarios/enprise/basics.toml")).unwrap()
     }
 
     fn script_tables(script: &Script) -> Vec<Table> {

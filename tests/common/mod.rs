@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 
 /// Every scenario script: the project's `fixtures/scenarios/` (all games,
-/// `invalid/` included) and `../shared/scenarios/`, sorted.
+/// `invalid/` included), sorted. The suite needs nothing outside the
+/// repository: the shared examples it uses have copies there.
 pub fn all_scenario_scripts() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
     scripts_under(&root.join("fixtures/scenarios"), &mut out);
-    scripts_under(&root.join("../shared/scenarios"), &mut out);
     out.sort();
     out
 }
