@@ -247,6 +247,22 @@ pub(super) struct Regions {
 /// Fraction of the grid a region must cover to be an [`Object`].
 const MIN_OBJECT: f32 = 0.003;
 
+impl Blob {
+    /// A blob of frame pixels `runs` (a `w`×`h` frame's, row-major).
+    pub fn of_runs(runs: Vec<Run>, source: Source, w: usize, h: usize) -> Blob {
+        let area = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+        let at_border = runs.first().is_some_and(|r| r.y == 0)
+            || runs.last().is_some_and(|r| r.y as usize + 1 == h)
+            || runs.iter().any(|r| r.x0 == 0 || r.x1 as usize == w);
+        Blob {
+            runs,
+            source,
+            area,
+            at_border,
+        }
+    }
+}
+
 /// The candidate blobs of a frame: regions and holes of regions (see the
 /// module's steps 2 and 3), each with its holes filled; and the large
 /// regions.
@@ -664,21 +680,8 @@ impl TableModel {
         let max_area = w * h / 5;
         components(w, h, |i| on[i])
             .into_iter()
-            .filter_map(|runs| {
-                let area: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
-                if !(MIN_CANDIDATE..=max_area).contains(&area) {
-                    return None;
-                }
-                let at_border = runs.first().is_some_and(|r| r.y == 0)
-                    || runs.last().is_some_and(|r| r.y as usize + 1 == h)
-                    || runs.iter().any(|r| r.x0 == 0 || r.x1 as usize == w);
-                Some(Blob {
-                    runs,
-                    source: Source::Colour,
-                    area,
-                    at_border,
-                })
-            })
+            .map(|runs| Blob::of_runs(runs, Source::Colour, w, h))
+            .filter(|b| (MIN_CANDIDATE..=max_area).contains(&b.area))
             .collect()
     }
 }
