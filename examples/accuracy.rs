@@ -5,7 +5,8 @@
 //! (`fixtures/tables/`, each frame read with its own deck's recogniser),
 //! and for those one table per factor: surface, card width, tilt, gap,
 //! occluder, deck, light and lens. Run from the repository root:
-//! `cargo run --release --example accuracy`
+//! `cargo run --release --example accuracy` (add `-- --frames` to list
+//! every varied frame, worst first).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -73,5 +74,26 @@ fn main() -> Result<(), String> {
     let m = median(&mut times);
     println!("{:<9} {all}  median {m:.1?}/frame", "all");
     print!("{}", factor_tables(&frames));
+    if std::env::args().any(|a| a == "--frames") {
+        println!("\nframes, worst first:");
+        let mut worst: Vec<&FrameScore> = frames.iter().collect();
+        worst.sort_by_key(|f| f.score.correct as i64 - f.score.cells as i64);
+        for f in worst {
+            let s = &f.score;
+            println!(
+                "{:<9} {:<4} {:>3}/{:<3} right {:>2} wrong {:>3} ?? {:>3} missing  {} {:.0}px {}",
+                f.set,
+                f.name,
+                s.correct,
+                s.cells,
+                s.confident_wrong,
+                s.unreadable,
+                s.missed,
+                f.factors.surface,
+                f.factors.card_px,
+                f.factors.deck
+            );
+        }
+    }
     Ok(())
 }

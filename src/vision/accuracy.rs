@@ -321,6 +321,8 @@ impl Recognisers {
 #[derive(Clone, Debug)]
 pub struct FrameScore {
     pub set: String,
+    /// The frame's file stem.
+    pub name: String,
     pub factors: Factors,
     pub score: Score,
     pub time: Duration,
@@ -349,6 +351,11 @@ pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameSco
         let time = start.elapsed();
         out.push(FrameScore {
             set: name.clone(),
+            name: image
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string(),
             score: score(&truth, &rec),
             factors,
             time,
@@ -512,6 +519,7 @@ mod tests {
     fn factor_tables_have_a_row_per_value() {
         let f = |surface: &str, card_px: f32, occluder: &str| FrameScore {
             set: "s".into(),
+            name: "000".into(),
             factors: Factors {
                 surface: surface.into(),
                 card_px,

@@ -305,11 +305,18 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         let model = TableModel::learn(&edges, &regions.objects);
         let mut blobs = model.as_ref().map(|t| t.blobs(frame)).unwrap_or_default();
         blobs.extend(regions.blobs);
+        // On a plain cloth a card's lit side may be fainter than the
+        // threshold (white on white): a second, finer look finds its
+        // outline closed. Only the candidates are taken from it.
+        if edges.plain() {
+            let fine = edges.with_threshold(FINE_THRESHOLD);
+            blobs.extend(outline::regions(&fine).blobs);
+        }
         table = model;
         (blobs, regions.objects, Some(edges))
     };
     let max_area = w * h / 5;
-    let mut first = Vec::new();
+    let mut first: Vec<Candidate> = Vec::new();
     for blob in blobs {
         if !(MIN_AREA..=max_area).contains(&blob.area) {
             continue;
@@ -332,7 +339,14 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         } else {
             (quad, false)
         };
-        first.push((patch, boundary, quad, fill, shaped, blob.source));
+        first.push(Candidate {
+            patch,
+            boundary,
+            quad,
+            fill,
+            shaped,
+            source: blob.source,
+        });
     }
     // The typical card, from the card-shaped blobs.
     let median = |mut v: Vec<f32>| {
@@ -341,7 +355,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     };
     // A region is one card (a hole may be several touching): the regions
     // say what a card is when there are enough of them.
-    let count = |src: Source| first.iter().filter(|f| f.4 && f.5 == src).count();
+    let count = |src: Source| first.iter().filter(|f| f.shaped && f.source == src).count();
     let trusted = if count(Source::Colour) >= 1 {
         Some(Source::Colour)
     } else if count(Source::Region) >= 3 {
@@ -349,11 +363,10 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     } else {
         None
     };
-    let typical =
-        |f: &&(Patch, Vec<Edge>, Quad, f32, bool, Source)| f.4 && trusted.is_none_or(|t| f.5 == t);
-    let typical_area = median(first.iter().filter(typical).map(|f| f.2.area).collect());
-    let typical_short = median(first.iter().filter(typical).map(|f| f.2.short).collect());
-    let cards: Vec<&Quad> = first.iter().filter(|f| f.4).map(|f| &f.2).collect();
+    let typical = |f: &&Candidate| f.shaped && trusted.is_none_or(|t| f.source == t);
+    let typical_area = median(first.iter().filter(typical).map(|f| f.quad.area).collect());
+    let typical_short = median(first.iter().filter(typical).map(|f| f.quad.short).collect());
+    let cards: Vec<&Quad> = first.iter().filter(|f| f.shaped).map(|f| &f.quad).collect();
     let hands = match &edges {
         Some(edges) => Hands::find(
             edges,
@@ -369,13 +382,21 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     let mut out: Vec<(Detected, Source)> = Vec::new();
     // The surest outlines first: a card already read from one is not read
     // again from another (reading is most of the cost).
-    first.sort_by_key(|f| match f.5 {
+    first.sort_by_key(|f| match f.source {
         Source::Colour => 0,
         Source::Hole => 1,
         Source::Region => 2,
     });
     let least_short = if on_felt { 0.0 } else { MIN_SHORT * w as f32 };
-    for (patch, boundary, quad, fill, shaped, source) in first {
+    for Candidate {
+        patch,
+        boundary,
+        quad,
+        fill,
+        shaped,
+        source,
+    } in first
+    {
         let oversized = typical_area.is_some_and(|t| quad.area > 1.5 * t);
         // A region found inside a card (a back's pattern, a glyph) and
         // snapped outward falls short of the card.
@@ -443,6 +464,16 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     } else {
         !hands.mask.is_empty()
     };
+    // An outline from the edge map around a patch of the table's own
+    // colour is the gap between cards (the cells of a grid make
+    // card-sized gaps), however plain-back-like it reads.
+    if let Some(t) = &table {
+        out.retain(|(d, source)| {
+            *source == Source::Colour
+                || matches!(d.token, Some(Token::Up(_)) | Some(Token::Pair(..)))
+                || t.share_in(frame, &d.corners) < TABLE_GAP
+        });
+    }
     let mut cards = dedupe(out);
     if !on_felt {
         cards = vouched(cards, w);
@@ -486,6 +517,13 @@ fn dedupe(mut dets: Vec<(Detected, Source)>) -> Vec<(Detected, Source)> {
     kept
 }
 
+/// The share of table-coloured pixels above which an outline is a gap
+/// between cards.
+const TABLE_GAP: f32 = 0.6;
+
+/// The edge threshold of the second look at a plain cloth.
+const FINE_THRESHOLD: u8 = 5;
+
 /// The narrowest card the general path reports, over the frame's width:
 /// the smallest card the camera is asked to read is 40 px wide at 1280;
 /// below that lie a checked cloth's squares and a glyph's parts.
@@ -522,6 +560,18 @@ fn vouched(dets: Vec<(Detected, Source)>, frame_w: usize) -> Vec<(Detected, Sour
             }
         })
         .collect()
+}
+
+/// One candidate outline of the first pass.
+struct Candidate {
+    patch: Patch,
+    boundary: Vec<Edge>,
+    quad: Quad,
+    /// The blob's area over its quadrilateral's.
+    fill: f32,
+    /// Card-shaped once snapped.
+    shaped: bool,
+    source: Source,
 }
 
 /// `quad` with its sides moved onto the card's edge in the frame (see

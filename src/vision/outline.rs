@@ -166,6 +166,18 @@ impl Edges {
         f32::from(self.threshold) <= MIN_THRESHOLD + 2.0
     }
 
+    /// The same gradients with another threshold (and no colours).
+    pub fn with_threshold(&self, threshold: u8) -> Edges {
+        Edges {
+            w: self.w,
+            h: self.h,
+            scale: self.scale,
+            mag: self.mag.clone(),
+            threshold,
+            rgb: Vec::new(),
+        }
+    }
+
     fn is_edge(&self, i: usize) -> bool {
         self.mag[i] > self.threshold
     }
@@ -660,6 +672,37 @@ impl TableModel {
                 all += 1;
                 let s = edges.scale;
                 like += usize::from(self.is_table(x * s, y * s, edges.rgb[y * edges.w + x]));
+            }
+        }
+        like as f32 / all.max(1) as f32
+    }
+
+    /// The share of the pixels inside a quadrilateral (frame pixels,
+    /// corners in order) that look like the table, sampled on a grid.
+    pub fn share_in(&self, frame: &RgbImage, q: &[(f32, f32); 4]) -> f32 {
+        const N: usize = 10;
+        let (mut like, mut all) = (0usize, 0usize);
+        for i in 0..N {
+            for j in 0..N {
+                let (u, v) = ((i as f32 + 0.5) / N as f32, (j as f32 + 0.5) / N as f32);
+                let top = (
+                    q[0].0 + (q[1].0 - q[0].0) * u,
+                    q[0].1 + (q[1].1 - q[0].1) * u,
+                );
+                let bottom = (
+                    q[3].0 + (q[2].0 - q[3].0) * u,
+                    q[3].1 + (q[2].1 - q[3].1) * u,
+                );
+                let (x, y) = (
+                    top.0 + (bottom.0 - top.0) * v,
+                    top.1 + (bottom.1 - top.1) * v,
+                );
+                if x < 0.0 || y < 0.0 || x >= frame.width() as f32 || y >= frame.height() as f32 {
+                    continue;
+                }
+                all += 1;
+                let c = frame.get_pixel(x as u32, y as u32).0;
+                like += usize::from(self.is_table(x as usize, y as usize, c));
             }
         }
         like as f32 / all.max(1) as f32

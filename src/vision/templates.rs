@@ -45,6 +45,10 @@
 //! 3. for a deck learned from faces that carry the printable deck's corner
 //!    code, the code (when it reads) names the same card.
 //!
+//! A back is also named with a smaller margin (0.35) when it is far nearer
+//! to the back than to every face (2.5×): it is one plain design, and glare
+//! or a dim room moves its colour without bringing it near any face.
+//!
 //! The confidence grows with the margin, from 0.5 at the acceptance
 //! threshold to 0.95 at a perfect match, and is raised when the corner code
 //! agrees. A card not named gets a confidence below 0.5 that says how near it
@@ -73,7 +77,7 @@ use crate::vision::cards::{Identify, RECT_H, RECT_W};
 const FORMAT: &str = "arbiter-deck-model";
 /// Bumped whenever the features or their encoding change: an old file must
 /// be relearned, not misread.
-const VERSION: i64 = 2;
+const VERSION: i64 = 3;
 
 /// Shape grid, cells across and down (cells come out roughly square).
 const LW: usize = 24;
@@ -106,6 +110,12 @@ const MIN_MARGIN: f32 = 0.5;
 /// How much further than the best kind the runner-up must be (see
 /// [`Judgement::clear_lead`]).
 const LEAD: f32 = 1.25;
+/// The least margin of a back far nearer to the back than to any face
+/// (see [`BACK_LEAD`]).
+const BACK_MARGIN: f32 = 0.35;
+/// How many times nearer to the back than to any face a back of margin
+/// [`BACK_MARGIN`] must be.
+const BACK_LEAD: f32 = 2.5;
 /// How much further a twin's colour cells must be than the best's.
 const TWIN_COLOUR: f32 = 3.0;
 /// Largest mean distance to the best template that names a card.
@@ -366,7 +376,11 @@ fn grids(fine: &Fine, sx: isize, sy: isize) -> Vec<f32> {
 }
 
 /// Per-channel gains that make the brightest tenth of the card's fine
-/// cells grey at their own brightness.
+/// cells grey at their own brightness, as far as a light can tint: along
+/// the warm–cool axis (a lamp's amber, daylight's blue) by up to
+/// [`MAX_CAST`], and towards green or magenta hardly at all. A green back's
+/// brightest part is green, not tinted paper: balancing it grey would make
+/// it a cream table's twin.
 fn paper(fine: &Fine) -> [f32; 3] {
     let mut cells: Vec<[f32; 3]> = fine
         .cells
@@ -385,8 +399,26 @@ fn paper(fine: &Fine) -> [f32; 3] {
     if grey < 60.0 {
         return [1.0; 3];
     }
-    mean.map(|m| (grey / m.max(1.0)).clamp(0.5, 2.0))
+    // Log ratios to green: their mean is the green–magenta tint, their
+    // half difference the warm–cool one.
+    let (a, b) = (
+        (mean[0].max(1.0) / mean[1].max(1.0)).ln(),
+        (mean[2].max(1.0) / mean[1].max(1.0)).ln(),
+    );
+    let tint = ((a + b) / 2.0).clamp(-MAX_TINT, MAX_TINT);
+    let warm = ((a - b) / 2.0).clamp(-MAX_CAST, MAX_CAST);
+    let gains = [(-(tint + warm)).exp(), 1.0, (-(tint - warm)).exp()];
+    // Keep the paper's brightness.
+    let after = (mean[0] * gains[0] + mean[1] + mean[2] * gains[2]) / 3.0;
+    gains.map(|g| g * grey / after.max(1.0))
 }
+
+/// How far a light may tint a card along the warm–cool axis, as half the
+/// log ratio of red to blue (0.35: red to blue 2:1).
+const MAX_CAST: f32 = 0.35;
+/// How far towards green or magenta, as the mean log ratio of red and blue
+/// to green.
+const MAX_TINT: f32 = 0.06;
 
 fn features(img: &RgbImage) -> Option<Vec<f32>> {
     Some(grids(&sample(img)?, 0, 0))
@@ -950,8 +982,14 @@ impl Identify for DeckModel {
         if code.is_some() && !agrees {
             return (None, 0.2);
         }
-        let named =
-            j.fits() && (j.margin >= MIN_MARGIN && j.clear_lead() || agrees && j.margin > 0.0);
+        // A back is one design, plain beside any face: far nearer to it
+        // than to every face, it is a back even when the light has moved
+        // its colour halfway (glare pales it, a dim room darkens it).
+        let plain_back = token == Token::Down
+            && j.margin >= BACK_MARGIN
+            && j.runner_up >= BACK_LEAD * j.distance;
+        let named = j.fits()
+            && (j.margin >= MIN_MARGIN && j.clear_lead() || agrees && j.margin > 0.0 || plain_back);
         if !named {
             // How near it came, kept under one half.
             let near = (j.margin / MIN_MARGIN).clamp(0.0, 1.0)
@@ -1045,6 +1083,9 @@ mod tests {
     use crate::vision::cards::{Detected, detect_with, rectify};
     use crate::vision::lattice::tests::card_image as printable_image;
     use crate::vision::scene::{HandParams, SceneParams, render, stand_in_card};
+    use image::Rgb;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
     use std::collections::HashMap;
     use std::sync::Mutex;
 
@@ -1563,11 +1604,43 @@ mod tests {
         }
     }
 
+    /// A learned deck's coloured back keeps its colour through the white
+    /// balance: a lamp's warm or cool cast leaves it a back, and a plain
+    /// cream or grey patch (a gap of table between cards) is not one. Under
+    /// the old balance (the card's brightest tenth made grey, however
+    /// coloured) a green back and a cream cloth came out alike.
+    #[test]
+    fn a_coloured_back_survives_a_cast_and_a_cloth_patch_is_no_back() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/outline");
+        let model = DeckModel::learn_dir(&dir).unwrap();
+        let back = image::open(dir.join("back.png")).unwrap().to_rgb8();
+        let back = image::imageops::resize(&back, RECT_W, RECT_H, FilterType::Triangle);
+        let cast = |img: &RgbImage, gain: [f32; 3]| {
+            let mut out = img.clone();
+            for p in out.pixels_mut() {
+                p.0 = std::array::from_fn(|k| (f32::from(p.0[k]) * gain[k]).min(255.0) as u8);
+            }
+            out
+        };
+        for gain in [[1.0, 1.0, 1.0], [1.2, 1.0, 0.75], [0.85, 1.0, 1.3]] {
+            let (token, _) = model.identify(&cast(&back, gain));
+            assert_eq!(token, Some(Token::Down), "back under gains {gain:?}");
+        }
+        let mut noise = StdRng::seed_from_u64(7);
+        for colour in [[226u8, 214, 188], [200, 200, 196], [150, 120, 90]] {
+            let patch = RgbImage::from_fn(RECT_W, RECT_H, |_, _| {
+                Rgb(colour.map(|c| c.saturating_add(noise.random_range(0..6))))
+            });
+            let (token, _) = model.identify(&patch);
+            assert_eq!(token, None, "a plain patch of {colour:?} read as {token:?}");
+        }
+    }
+
     #[test]
     fn parse_errors_name_the_file_and_line() {
         let text = stand_in_model().to_text();
         let e =
-            DeckModel::parse("d.toml", &text.replace("version = 2", "version = 9")).unwrap_err();
+            DeckModel::parse("d.toml", &text.replace("version = 3", "version = 9")).unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("d.toml", Some(3)), "{e}");
         assert!(e.to_string().starts_with("d.toml:3: version 9"), "{e}");
 
