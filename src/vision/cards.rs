@@ -725,22 +725,26 @@ fn both_codes(frame: &RgbImage, q: &Quad) -> Option<Card> {
     })
 }
 
+/// The point at `(u, v)` (each 0–1) of a quadrilateral's bilinear patch,
+/// corners in order: `(0, 0)` is the first corner, `(1, 0)` the second.
+pub(super) fn bilinear(q: &[(f32, f32); 4], u: f32, v: f32) -> (f32, f32) {
+    let a = (
+        q[0].0 + (q[1].0 - q[0].0) * u,
+        q[0].1 + (q[1].1 - q[0].1) * u,
+    );
+    let b = (
+        q[3].0 + (q[2].0 - q[3].0) * u,
+        q[3].1 + (q[2].1 - q[3].1) * u,
+    );
+    (a.0 + (b.0 - a.0) * v, a.1 + (b.1 - a.1) * v)
+}
+
 /// The card under `top` read by the corner code of its end that `top`
 /// leaves uncovered, if one does.
 fn exposed_code(frame: &RgbImage, top: &Quad, under: &Quad) -> Option<Card> {
     let c = under.corners;
     // Card-relative position to frame point, bilinear over the outline.
-    let at = |(u, v): (f32, f32)| {
-        let a = (
-            c[0].0 + (c[1].0 - c[0].0) * u,
-            c[0].1 + (c[1].1 - c[0].1) * u,
-        );
-        let b = (
-            c[3].0 + (c[2].0 - c[3].0) * u,
-            c[3].1 + (c[2].1 - c[3].1) * u,
-        );
-        (a.0 + (b.0 - a.0) * v, a.1 + (b.1 - a.1) * v)
-    };
+    let at = |(u, v): (f32, f32)| bilinear(&c, u, v);
     let short = (dist(c[0], c[1]) + dist(c[3], c[2])) / 2.0;
     let w = (READ_SCALE * short).clamp(MIN_READ_W, RECT_W as f32);
     let h = w * RECT_H as f32 / RECT_W as f32;

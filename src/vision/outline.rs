@@ -685,18 +685,7 @@ impl TableModel {
         for i in 0..N {
             for j in 0..N {
                 let (u, v) = ((i as f32 + 0.5) / N as f32, (j as f32 + 0.5) / N as f32);
-                let top = (
-                    q[0].0 + (q[1].0 - q[0].0) * u,
-                    q[0].1 + (q[1].1 - q[0].1) * u,
-                );
-                let bottom = (
-                    q[3].0 + (q[2].0 - q[3].0) * u,
-                    q[3].1 + (q[2].1 - q[3].1) * u,
-                );
-                let (x, y) = (
-                    top.0 + (bottom.0 - top.0) * v,
-                    top.1 + (bottom.1 - top.1) * v,
-                );
+                let (x, y) = super::cards::bilinear(q, u, v);
                 if x < 0.0 || y < 0.0 || x >= frame.width() as f32 || y >= frame.height() as f32 {
                     continue;
                 }
