@@ -515,6 +515,28 @@ mod tests {
         assert_eq!((s.busy_called, s.busy_wrong), (0, 1));
     }
 
+    /// Light cloths with card-sized gaps between the cards, and learned
+    /// decks whose backs are plain to the template grid (a fine pattern, a
+    /// flat colour): no back is read where there is no card, and the cards
+    /// there are still read. Each of these frames once had phantom backs in
+    /// its gaps (5, 2 and 3).
+    #[test]
+    fn gaps_between_cards_are_not_read_as_backs() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut recs = Recognisers::new(root);
+        for frame in ["decks/020", "light/022", "lens-tilt/000"] {
+            let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
+            let text = fs::read_to_string(image.with_extension("toml")).unwrap();
+            let truth = Truth::parse(frame, &text).unwrap();
+            let factors = Factors::parse(&text).expect("a factors line");
+            let img = image::open(&image).unwrap().to_rgb8();
+            let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
+            let s = score(&truth, &rec);
+            assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
+            assert!(s.correct >= 3, "{frame}: {s}");
+        }
+    }
+
     #[test]
     fn factor_tables_have_a_row_per_value() {
         let f = |surface: &str, card_px: f32, occluder: &str| FrameScore {
