@@ -81,7 +81,7 @@ fn main() -> Result<(), String> {
         for f in worst {
             let s = &f.score;
             println!(
-                "{:<9} {:<4} {:>3}/{:<3} right {:>2} wrong {:>3} ?? {:>3} missing  {} {:.0}px {}",
+                "{:<9} {:<4} {:>3}/{:<3} right {:>2} wrong {:>3} ?? {:>3} missing  {} {:.0}px {}{}",
                 f.set,
                 f.name,
                 s.correct,
@@ -91,7 +91,12 @@ fn main() -> Result<(), String> {
                 s.missed,
                 f.factors.surface,
                 f.factors.card_px,
-                f.factors.deck
+                f.factors.deck,
+                if s.busy_extra > 0 {
+                    "  BUSY, no hand"
+                } else {
+                    ""
+                }
             );
         }
     }
