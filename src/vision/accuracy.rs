@@ -537,6 +537,28 @@ mod tests {
         }
     }
 
+    /// Touching cards make one blob and share their edges, so the finder
+    /// alone reads only a dense layout's rim (27, 10 and 6 of these frames'
+    /// cells). Each card read is a ruler for its neighbours, and the
+    /// block's corners seed the reading; nothing is read wrong for it.
+    #[test]
+    fn touching_cards_are_read_from_their_neighbours() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut recs = Recognisers::new(root);
+        for (frame, least) in [("mixed/027", 38), ("surfaces/002", 17), ("hard/003", 14)] {
+            let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
+            let text = fs::read_to_string(image.with_extension("toml")).unwrap();
+            let truth = Truth::parse(frame, &text).unwrap();
+            let factors = Factors::parse(&text).expect("a factors line");
+            assert!(factors.gap < 0.05, "{frame}: cards touch");
+            let img = image::open(&image).unwrap().to_rgb8();
+            let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
+            let s = score(&truth, &rec);
+            assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
+            assert!(s.correct >= least, "{frame}: {s}");
+        }
+    }
+
     #[test]
     fn factor_tables_have_a_row_per_value() {
         let f = |surface: &str, card_px: f32, occluder: &str| FrameScore {

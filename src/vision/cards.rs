@@ -48,7 +48,7 @@ use image::{Rgb, RgbImage};
 
 use crate::deck::print::{corner_code_centres, read_corner_code, read_corner_code_at};
 use crate::table::{Card, Token};
-use crate::vision::outline::{self, Edges, Source, TableModel};
+use crate::vision::outline::{self, Edges, Prefer, Source, TableModel};
 use crate::vision::scene::CARD_ASPECT;
 
 /// Width of a rectified card.
@@ -317,7 +317,14 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     };
     let max_area = w * h / 5;
     let mut first: Vec<Candidate> = Vec::new();
+    // Blobs of the colour mask holding many touching cards: their outlines.
+    let mut blocks: Vec<Vec<(f32, f32)>> = Vec::new();
     for blob in blobs {
+        if blob.area > max_area && blob.source == Source::Colour {
+            let boundary = Patch::new(&blob.runs).boundary();
+            blocks.push(boundary.iter().map(|e| e.p).collect());
+            continue;
+        }
         if !(MIN_AREA..=max_area).contains(&blob.area) {
             continue;
         }
@@ -426,6 +433,9 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         if undersized || source != Source::Colour {
             continue;
         }
+        if typical_area.is_some_and(|t| quad.area > BLOCK * t) {
+            blocks.push(boundary.iter().map(|e| e.p).collect());
+        }
         let parts = split(&patch, &boundary, typical_area, typical_short, (w, h));
         // A throne pair covers one and a half cards.
         let pair_sized = typical_area.is_some_and(|t| (1.2 * t..2.0 * t).contains(&quad.area));
@@ -477,6 +487,13 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     let mut cards = dedupe(out);
     if !on_felt {
         cards = vouched(cards, w);
+        if let (Some(area), Some(short)) = (typical_area, typical_short) {
+            for block in &blocks {
+                let size = (short, area / short);
+                super::grow::rim_seeds(frame, &hands, block, size, id, &mut cards);
+            }
+        }
+        super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id);
     }
     Finding {
         cards: cards.into_iter().map(|c| c.0).collect(),
@@ -520,6 +537,10 @@ fn dedupe(mut dets: Vec<(Detected, Source)>) -> Vec<(Detected, Source)> {
 /// The share of table-coloured pixels above which an outline is a gap
 /// between cards.
 const TABLE_GAP: f32 = 0.6;
+
+/// A blob of the colour mask this many typical cards large is a block of
+/// touching cards (see [`super::grow::rim_seeds`]).
+const BLOCK: f32 = 2.5;
 
 /// The edge threshold of the second look at a plain cloth.
 const FINE_THRESHOLD: u8 = 5;
@@ -588,7 +609,7 @@ fn snapped(frame: &RgbImage, quad: &Quad, source: Source) -> Quad {
         // Fitted to the pixels of the card itself already.
         Source::Colour => return quad.clone(),
     };
-    match outline::snap(frame, &quad.corners, inward, outward) {
+    match outline::snap(frame, &quad.corners, inward, outward, Prefer::Outermost) {
         Some(c) => {
             let q = quad_of(portrait(c));
             // A snap that changed the card's shape caught something else.
@@ -1297,14 +1318,14 @@ fn shift_runs(runs: &[Run], x0: i32, y0: i32) -> Vec<Run> {
 
 /// A card's quadrilateral and its shape.
 #[derive(Clone)]
-struct Quad {
-    corners: [(f32, f32); 4],
-    centre: (f32, f32),
-    area: f32,
+pub(super) struct Quad {
+    pub corners: [(f32, f32); 4],
+    pub centre: (f32, f32),
+    pub area: f32,
     /// Long sides over short sides.
-    aspect: f32,
+    pub aspect: f32,
     /// Mean length of the short sides.
-    short: f32,
+    pub short: f32,
 }
 
 /// Fits a quadrilateral to boundary pixels: around the `rough` outline when
@@ -1325,7 +1346,7 @@ fn fit(boundary: &[Edge], rough: Option<&[(f32, f32); 4]>) -> Option<Quad> {
 }
 
 /// The quadrilateral with these corners (portrait order) and its shape.
-fn quad_of(corners: [(f32, f32); 4]) -> Quad {
+pub(super) fn quad_of(corners: [(f32, f32); 4]) -> Quad {
     let top = dist(corners[0], corners[1]);
     let bottom = dist(corners[3], corners[2]);
     let left = dist(corners[0], corners[3]);
@@ -1391,7 +1412,13 @@ fn offset(q: &[(f32, f32); 4], by: f32) -> Option<[(f32, f32); 4]> {
 
 /// Reads one card-shaped quadrilateral, unless skin is on or right around
 /// it.
-fn judge(frame: &RgbImage, hands: &Hands, q: &Quad, id: &dyn Identify, source: Source) -> Detected {
+pub(super) fn judge(
+    frame: &RgbImage,
+    hands: &Hands,
+    q: &Quad,
+    id: &dyn Identify,
+    source: Source,
+) -> Detected {
     let grow = 0.12 * q.short + 2.0;
     let grown = expand(&q.corners, q.centre, grow);
     let skin = hands.cover(&grown);
@@ -1418,7 +1445,7 @@ fn judge(frame: &RgbImage, hands: &Hands, q: &Quad, id: &dyn Identify, source: S
     }
 }
 
-fn dist(a: (f32, f32), b: (f32, f32)) -> f32 {
+pub(super) fn dist(a: (f32, f32), b: (f32, f32)) -> f32 {
     ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
 }
 
@@ -1454,7 +1481,7 @@ pub(super) fn intersect(
 }
 
 /// Convex hull (monotone chain) of points given sorted by `y`, then `x`.
-fn hull(pts: &[(f32, f32)]) -> Vec<(f32, f32)> {
+pub(super) fn hull(pts: &[(f32, f32)]) -> Vec<(f32, f32)> {
     let cross = |o: (f32, f32), a: (f32, f32), b: (f32, f32)| {
         (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
     };
@@ -1639,7 +1666,7 @@ fn refine(rough: &[(f32, f32); 4], boundary: &[Edge]) -> Option<[(f32, f32); 4]>
 
 /// Orders corners clockwise (in the frame) starting so that the first side
 /// is a short one, with the first corner the upper-left of the two choices.
-fn portrait(mut q: [(f32, f32); 4]) -> [(f32, f32); 4] {
+pub(super) fn portrait(mut q: [(f32, f32); 4]) -> [(f32, f32); 4] {
     // Clockwise in image coordinates (y down): positive shoelace sum.
     let mut s = 0.0;
     for i in 0..4 {

@@ -7,6 +7,7 @@ pub mod accuracy;
 pub mod calibration;
 pub mod cards;
 pub mod fixtures;
+mod grow;
 pub mod lattice;
 mod outline;
 pub mod recognise;

@@ -384,17 +384,29 @@ pub(super) fn regions(edges: &Edges) -> Regions {
     }
 }
 
-/// Moves each side of `corners` (a card's outline, portrait order) onto the
-/// strongest straight colour step near it in the full-resolution frame:
-/// within `inward` pixels inside and `outward` outside. The outermost step
-/// nearly as strong as the strongest wins, so that a face's printed frame
-/// line does not stand in for the card's own edge. `None` when a side finds
-/// no step along most of its length.
+/// Which of the colour steps near a side [`snap`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Prefer {
+    /// The outermost step nearly as strong as the strongest, so that a
+    /// face's printed frame line does not stand in for the card's own edge
+    /// (for an outline found inside or around the card).
+    Outermost,
+    /// The strongest, discounted by its distance from the side: for an
+    /// outline predicted from a neighbour, whose side lies near the edge
+    /// and may have another card's edges just beyond it.
+    Nearest,
+}
+
+/// Moves each side of `corners` (a card's outline, portrait order) onto a
+/// straight colour step near it in the full-resolution frame: within
+/// `inward` pixels inside and `outward` outside, chosen as `prefer` says.
+/// `None` when a side finds no step along most of its length.
 pub(super) fn snap(
     frame: &RgbImage,
     corners: &[(f32, f32); 4],
     inward: f32,
     outward: f32,
+    prefer: Prefer,
 ) -> Option<[(f32, f32); 4]> {
     const SAMPLES: usize = 16;
     let c = corners
@@ -443,10 +455,20 @@ pub(super) fn snap(
             if best < MIN_THRESHOLD {
                 continue;
             }
-            let Some(j) = (0..steps.saturating_sub(1))
-                .rev()
-                .find(|&j| strength(j) >= 0.6 * best)
-            else {
+            let chosen = match prefer {
+                Prefer::Outermost => (0..steps.saturating_sub(1))
+                    .rev()
+                    .find(|&j| strength(j) >= 0.6 * best),
+                Prefer::Nearest => {
+                    let reach = inward.max(outward).max(1.0);
+                    let score = |j: usize| {
+                        let off = (-inward + (j as f32 + 1.0) * 0.5).abs();
+                        strength(j) * (1.0 - 0.5 * off / reach)
+                    };
+                    (0..steps.saturating_sub(1)).max_by(|&a, &b| score(a).total_cmp(&score(b)))
+                }
+            };
+            let Some(j) = chosen else {
                 continue;
             };
             let s = -inward + (j as f32 + 1.0) * 0.5;
@@ -709,7 +731,9 @@ impl TableModel {
                 on[i] = !self.is_table(x, y, [raw[3 * i], raw[3 * i + 1], raw[3 * i + 2]]);
             }
         }
-        let max_area = w * h / 5;
+        // Blocks of touching cards larger than any one card are kept: their
+        // corners seed the search for the cards in them.
+        let max_area = w * h * 3 / 5;
         components(w, h, |i| on[i])
             .into_iter()
             .map(|runs| Blob::of_runs(runs, Source::Colour, w, h))

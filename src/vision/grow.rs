@@ -1,0 +1,324 @@
+//! Growing the layout from the cards already read: a card of a layout lies
+//! beside another, one card's width or length (and the layout's gap) away.
+//!
+//! Cards that touch make one blob in the colour mask and share their edge
+//! bands in the edge map, so the finder ([`super::cards`]) misses most of a
+//! dense layout and reads only the cards at its rim. Each card read is a
+//! ruler for its neighbours: its sides give the directions and the size of
+//! the cards next to it, under the camera's local perspective, and the
+//! gap between read neighbours gives the layout's spacing. A neighbour's
+//! outline is predicted there, its sides are moved onto the nearest straight
+//! colour step (the seam between touching cards is one), and it is kept
+//! only when the deck reads a card in it. What is kept is a ruler in turn,
+//! so a layout is read outward from any card of it.
+
+use image::RgbImage;
+
+use super::cards::{Detected, Hands, Identify, Quad, dist, judge, portrait, quad_of};
+use super::outline::{self, Prefer, Source, TableModel};
+use crate::table::Token;
+
+/// How far each predicted side may move onto the card's edge, over the
+/// card's short side: a neighbour skewed by 8° the other way, or a gap a
+/// little off the layout's.
+const REACH: f32 = 0.18;
+/// The sizes tried at a block's corner, over the typical card's: under a
+/// tilted camera a card on the far side is up to a fifth smaller than the
+/// frame's typical card, one on the near side a fifth larger.
+const RIM_SIZES: [f32; 3] = [1.0, 0.85, 1.18];
+/// The gaps tried, over the short side, when no two cards read side by
+/// side tell the layout's: touching, and two spacings apart.
+const GAPS_UNKNOWN: [f32; 3] = [0.0, 0.25, 0.5];
+/// The least confidence of a card read where a neighbour predicted it. A
+/// loose outline can still read as a card of a forgiving deck (a stand-in's
+/// colour block, a plain back) and be placed half a card off, so only a
+/// clear read counts.
+const GROWN_SURE: f32 = 0.8;
+/// The most outlines predicted in one frame (each costs a read).
+const MAX_TRIES: usize = 300;
+/// Above this share of table-coloured pixels, a predicted outline is an
+/// empty cell.
+const EMPTY: f32 = 0.5;
+
+/// A read card's geometry: its centre, its side directions (unit) and
+/// lengths.
+struct Ruler {
+    centre: (f32, f32),
+    across: (f32, f32),
+    along: (f32, f32),
+    short: f32,
+    long: f32,
+    aspect: f32,
+    area: f32,
+}
+
+impl Ruler {
+    fn of(d: &Detected) -> Ruler {
+        let c = d.corners;
+        let sum = |a: (f32, f32), b: (f32, f32)| (a.0 + b.0, a.1 + b.1);
+        let sub = |a: (f32, f32), b: (f32, f32)| (a.0 - b.0, a.1 - b.1);
+        let across = sum(sub(c[1], c[0]), sub(c[2], c[3]));
+        let along = sum(sub(c[3], c[0]), sub(c[2], c[1]));
+        let unit = |v: (f32, f32)| {
+            let n = (v.0 * v.0 + v.1 * v.1).sqrt().max(1e-6);
+            (v.0 / n, v.1 / n)
+        };
+        let short = (dist(c[0], c[1]) + dist(c[3], c[2])) / 2.0;
+        let long = (dist(c[0], c[3]) + dist(c[1], c[2])) / 2.0;
+        Ruler {
+            centre: d.centre,
+            across: unit(across),
+            along: unit(along),
+            short,
+            long,
+            aspect: long / short.max(1e-6),
+            area: short * long,
+        }
+    }
+
+    /// `p` in this card's axes: (across, along), in pixels.
+    fn local(&self, p: (f32, f32)) -> (f32, f32) {
+        let d = (p.0 - self.centre.0, p.1 - self.centre.1);
+        (
+            d.0 * self.across.0 + d.1 * self.across.1,
+            d.0 * self.along.0 + d.1 * self.along.1,
+        )
+    }
+}
+
+fn is_read(d: &Detected) -> bool {
+    matches!(d.token, Some(Token::Up(_)) | Some(Token::Down)) && d.confidence >= 0.5
+}
+
+/// The layout's gap over a card's short side, from cards read side by side
+/// (square to each other, one card's width or length apart); `None` when
+/// no two are.
+fn layout_gap(rulers: &[Ruler]) -> Option<f32> {
+    let mut gaps = Vec::new();
+    for a in rulers {
+        for b in rulers {
+            let turn = (a.across.0 * b.across.0 + a.across.1 * b.across.1).abs();
+            if std::ptr::eq(a, b) || turn < 0.95 {
+                continue;
+            }
+            let (u, v) = a.local(b.centre);
+            if v.abs() < 0.25 * a.long && (0.9..1.7).contains(&(u.abs() / a.short)) {
+                gaps.push((u.abs() - a.short) / a.short);
+            } else if u.abs() < 0.25 * a.short && (0.9..1.7).contains(&(v.abs() / a.long)) {
+                gaps.push((v.abs() - a.long) / a.short);
+            }
+        }
+    }
+    if gaps.is_empty() {
+        return None;
+    }
+    gaps.sort_by(f32::total_cmp);
+    Some(gaps[gaps.len() / 2].max(0.0))
+}
+
+/// Adds the cards found beside the cards read in `dets` (see the module's
+/// doc). A card found and not read where a neighbour is read now is
+/// replaced by it.
+pub(super) fn grow(
+    frame: &RgbImage,
+    hands: &Hands,
+    table: Option<&TableModel>,
+    dets: &mut Vec<(Detected, Source)>,
+    id: &dyn Identify,
+) {
+    let (fw, fh) = (frame.width() as f32, frame.height() as f32);
+    let rulers: Vec<Ruler> = dets
+        .iter()
+        .filter(|(d, _)| is_read(d))
+        .map(|(d, _)| Ruler::of(d))
+        .collect();
+    if rulers.is_empty() {
+        return;
+    }
+    let gaps: Vec<f32> = match layout_gap(&rulers) {
+        Some(g) => vec![g],
+        None => GAPS_UNKNOWN.to_vec(),
+    };
+    let mut queue: Vec<usize> = (0..dets.len()).filter(|&i| is_read(&dets[i].0)).collect();
+    let mut tried: Vec<(f32, f32)> = Vec::new();
+    // Unread cards replaced by a neighbour read where they lie.
+    let mut replaced = vec![false; dets.len()];
+    let mut tries = 0;
+    while let Some(i) = queue.pop() {
+        let seed = dets[i].0.clone();
+        let r = Ruler::of(&seed);
+        for (dir, len) in [
+            (r.across, r.short),
+            ((-r.across.0, -r.across.1), r.short),
+            (r.along, r.long),
+            ((-r.along.0, -r.along.1), r.long),
+        ] {
+            for &g in &gaps {
+                if tries >= MAX_TRIES {
+                    queue.clear();
+                    break;
+                }
+                let step = len + g * r.short;
+                let t = (dir.0 * step, dir.1 * step);
+                let centre = (r.centre.0 + t.0, r.centre.1 + t.1);
+                let near = |p: (f32, f32), f: f32| dist(p, centre) < f * r.short;
+                // A neighbour read already: nothing to find on this side.
+                if dets.iter().any(|(d, _)| is_read(d) && near(d.centre, 0.5)) {
+                    break;
+                }
+                if tried.iter().any(|&p| near(p, 0.3)) {
+                    continue;
+                }
+                tried.push(centre);
+                let predicted = seed.corners.map(|p| (p.0 + t.0, p.1 + t.1));
+                let inside = predicted
+                    .iter()
+                    .all(|p| p.0 >= 1.0 && p.1 >= 1.0 && p.0 < fw - 2.0 && p.1 < fh - 2.0);
+                if !inside {
+                    continue;
+                }
+                // A plain back is any plain rectangle: where the table's
+                // colour fills the outline (an empty cell), only a face
+                // counts. A white face on a white table is still read.
+                let empty = table.is_some_and(|m| m.share_in(frame, &predicted) > EMPTY);
+                tries += 1;
+                let reach = REACH * r.short;
+                // A side too faint to snap to (white on white) leaves the
+                // outline where it was predicted: then only a face counts.
+                let snapped = outline::snap(frame, &predicted, reach, reach, Prefer::Nearest);
+                let c = snapped.unwrap_or(predicted);
+                let q: Quad = quad_of(portrait(c));
+                let turn = Ruler::of(&Detected {
+                    corners: q.corners,
+                    centre: q.centre,
+                    token: None,
+                    confidence: 0.0,
+                });
+                let square = (turn.across.0 * r.across.0 + turn.across.1 * r.across.1).abs() > 0.95;
+                let alike = square
+                    && (q.aspect - r.aspect).abs() < 0.15
+                    && (0.7..1.4).contains(&(q.area / r.area))
+                    && dist(q.centre, centre) < 0.25 * r.short;
+                if !alike {
+                    continue;
+                }
+                let d = judge(frame, hands, &q, id, Source::Colour);
+                let plain = empty || snapped.is_none();
+                if !is_read(&d)
+                    || d.confidence < GROWN_SURE
+                    || plain && d.token == Some(Token::Down)
+                {
+                    continue;
+                }
+                for (k, (o, _)) in dets.iter().enumerate() {
+                    if o.token.is_none() && dist(o.centre, d.centre) < 0.5 * r.short {
+                        replaced[k] = true;
+                    }
+                }
+                dets.push((d, Source::Colour));
+                replaced.push(false);
+                queue.push(dets.len() - 1);
+                break;
+            }
+        }
+    }
+    let mut k = 0;
+    dets.retain(|_| {
+        k += 1;
+        !replaced[k - 1]
+    });
+}
+
+/// Seeds for [`grow`] from a block of touching cards: one blob of the
+/// colour mask, much larger than a card, whose outline is given as
+/// `boundary` (its boundary pixels, sorted by row). The block's convex
+/// corners are cards' corners; the boundary near each runs along the
+/// card's two sides, which give its turn, and the typical card
+/// (`short` × `long`) its size. Each is tried both ways round, snapped and
+/// read; what reads clearly is added to `dets`.
+pub(super) fn rim_seeds(
+    frame: &RgbImage,
+    hands: &Hands,
+    boundary: &[(f32, f32)],
+    (short, long): (f32, f32),
+    id: &dyn Identify,
+    dets: &mut Vec<(Detected, Source)>,
+) {
+    let corners = super::cards::hull(boundary);
+    let mut tried: Vec<(f32, f32)> = Vec::new();
+    for &v in &corners {
+        if tried.iter().any(|&t| dist(t, v) < 0.4 * short) {
+            continue;
+        }
+        tried.push(v);
+        // The sides' turn, from the directions of the boundary near the
+        // corner: a right angle's two sides are one direction modulo a
+        // quarter turn (angles times four agree).
+        let (mut c4, mut s4, mut n) = (0.0f32, 0.0f32, 0.0f32);
+        let mut inward = (0.0f32, 0.0f32);
+        for &p in boundary {
+            let d = dist(p, v);
+            if !(0.15 * short..0.8 * short).contains(&d) {
+                continue;
+            }
+            let (dx, dy) = ((p.0 - v.0) / d, (p.1 - v.1) / d);
+            let phi = dy.atan2(dx);
+            c4 += (4.0 * phi).cos();
+            s4 += (4.0 * phi).sin();
+            n += 1.0;
+            inward = (inward.0 + dx, inward.1 + dy);
+        }
+        if n < 8.0 || (c4 * c4 + s4 * s4).sqrt() < 0.6 * n {
+            continue;
+        }
+        let theta = s4.atan2(c4) / 4.0;
+        let mut a = (theta.cos(), theta.sin());
+        let mut b = (-a.1, a.0);
+        if a.0 * inward.0 + a.1 * inward.1 < 0.0 {
+            a = (-a.0, -a.1);
+        }
+        if b.0 * inward.0 + b.1 * inward.1 < 0.0 {
+            b = (-b.0, -b.1);
+        }
+        'sizes: for k in RIM_SIZES {
+            for (la, lb) in [(k * short, k * long), (k * long, k * short)] {
+                let predicted = [
+                    v,
+                    (v.0 + a.0 * la, v.1 + a.1 * la),
+                    (v.0 + a.0 * la + b.0 * lb, v.1 + a.1 * la + b.1 * lb),
+                    (v.0 + b.0 * lb, v.1 + b.1 * lb),
+                ];
+                let centre = (
+                    v.0 + (a.0 * la + b.0 * lb) / 2.0,
+                    v.1 + (a.1 * la + b.1 * lb) / 2.0,
+                );
+                if dets
+                    .iter()
+                    .any(|(d, _)| is_read(d) && dist(d.centre, centre) < 0.5 * short)
+                {
+                    break 'sizes;
+                }
+                let reach = REACH * k * short;
+                let snapped =
+                    outline::snap(frame, &portrait(predicted), reach, reach, Prefer::Nearest);
+                let q = quad_of(portrait(snapped.unwrap_or(predicted)));
+                let alike = (q.aspect - long / short).abs() < 0.15
+                    && dist(q.centre, centre) < 0.25 * k * short;
+                if !alike {
+                    continue;
+                }
+                let d = judge(frame, hands, &q, id, Source::Colour);
+                // Unsnapped, a back would read at any size: only a face
+                // says the outline is the card's.
+                let face = matches!(d.token, Some(Token::Up(_)));
+                if is_read(&d) && d.confidence >= GROWN_SURE && (face || snapped.is_some()) {
+                    dets.retain(|(o, _)| {
+                        o.token.is_some() || dist(o.centre, d.centre) >= 0.5 * short
+                    });
+                    dets.push((d, Source::Colour));
+                    break 'sizes;
+                }
+            }
+        }
+    }
+}
