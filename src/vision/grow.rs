@@ -8,9 +8,13 @@
 //! the cards next to it, under the camera's local perspective, and the
 //! gap between read neighbours gives the layout's spacing. A neighbour's
 //! outline is predicted there, its sides are moved onto the nearest straight
-//! colour step (the seam between touching cards is one), and it is kept
-//! only when the deck reads a card in it. What is kept is a ruler in turn,
-//! so a layout is read outward from any card of it.
+//! colour step (the seam between touching cards is one) or, failing a read,
+//! onto the line with the most edge along it ([`settle`]), and it is kept
+//! only when the deck reads a card in it clearly. What is kept is a ruler
+//! in turn, so a layout is read outward from any card of it.
+//!
+//! A block of touching cards with no card read yet is seeded at its convex
+//! corners ([`rim_seeds`]).
 
 use image::RgbImage;
 
@@ -183,33 +187,24 @@ pub(super) fn grow(
                 let empty = table.is_some_and(|m| m.share_in(frame, &predicted) > EMPTY);
                 tries += 1;
                 let reach = REACH * r.short;
-                // A side too faint to snap to (white on white) leaves the
-                // outline where it was predicted: then only a face counts.
-                let snapped = outline::snap(frame, &predicted, reach, reach, Prefer::Nearest);
-                let c = snapped.unwrap_or(predicted);
-                let q: Quad = quad_of(portrait(c));
-                let turn = Ruler::of(&Detected {
-                    corners: q.corners,
-                    centre: q.centre,
-                    token: None,
-                    confidence: 0.0,
-                });
-                let square = (turn.across.0 * r.across.0 + turn.across.1 * r.across.1).abs() > 0.95;
-                let alike = square
-                    && (q.aspect - r.aspect).abs() < 0.15
-                    && (0.7..1.4).contains(&(q.area / r.area))
-                    && dist(q.centre, centre) < 0.25 * r.short;
-                if !alike {
+                let snap = || outline::snap(frame, &predicted, reach, reach, Prefer::Nearest);
+                let Some(d) = read_outline(frame, hands, id, &r, centre, &predicted, snap(), empty)
+                    .or_else(|| {
+                        let settled = settle(frame, &predicted, reach)?;
+                        read_outline(
+                            frame,
+                            hands,
+                            id,
+                            &r,
+                            centre,
+                            &predicted,
+                            Some(settled),
+                            empty,
+                        )
+                    })
+                else {
                     continue;
-                }
-                let d = judge(frame, hands, &q, id, Source::Colour);
-                let plain = empty || snapped.is_none();
-                if !is_read(&d)
-                    || d.confidence < GROWN_SURE
-                    || plain && d.token == Some(Token::Down)
-                {
-                    continue;
-                }
+                };
                 for (k, (o, _)) in dets.iter().enumerate() {
                     if o.token.is_none() && dist(o.centre, d.centre) < 0.5 * r.short {
                         replaced[k] = true;
@@ -298,20 +293,19 @@ pub(super) fn rim_seeds(
                 {
                     break 'sizes;
                 }
+                let predicted = portrait(predicted);
+                let r = Ruler::of(&Detected {
+                    corners: predicted,
+                    centre,
+                    token: None,
+                    confidence: 0.0,
+                });
                 let reach = REACH * k * short;
-                let snapped =
-                    outline::snap(frame, &portrait(predicted), reach, reach, Prefer::Nearest);
-                let q = quad_of(portrait(snapped.unwrap_or(predicted)));
-                let alike = (q.aspect - long / short).abs() < 0.15
-                    && dist(q.centre, centre) < 0.25 * k * short;
-                if !alike {
-                    continue;
-                }
-                let d = judge(frame, hands, &q, id, Source::Colour);
-                // Unsnapped, a back would read at any size: only a face
-                // says the outline is the card's.
-                let face = matches!(d.token, Some(Token::Up(_)));
-                if is_read(&d) && d.confidence >= GROWN_SURE && (face || snapped.is_some()) {
+                let snap = || outline::snap(frame, &predicted, reach, reach, Prefer::Nearest);
+                // A block's corner is far from every read card: its outline
+                // is taken only where the sides snap, or a face reads.
+                let read = read_outline(frame, hands, id, &r, centre, &predicted, snap(), false);
+                if let Some(d) = read {
                     dets.retain(|(o, _)| {
                         o.token.is_some() || dist(o.centre, d.centre) >= 0.5 * short
                     });
@@ -321,4 +315,124 @@ pub(super) fn rim_seeds(
             }
         }
     }
+}
+
+/// Samples across a side in [`settle`].
+const SETTLE_SAMPLES: usize = 10;
+
+/// Moves each side of `q` (a predicted outline, portrait order) onto the
+/// straight colour step within `reach` pixels of it that is strongest along
+/// the whole side. Each side may move and turn: its two ends move
+/// separately, and the pair whose line crosses the most edge wins, a little
+/// in favour of the nearer. Scoring the whole line, not each sample's own
+/// strongest step, keeps a glyph, a neighbour's print or a table's grain
+/// from pulling the side off the card's edge. `None` when some side has too
+/// little edge along it.
+fn settle(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32, f32); 4]> {
+    let c = q
+        .iter()
+        .fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0));
+    let steps = (2.0 * reach / 0.5).ceil() as usize + 1;
+    let offset = |j: usize| -reach + j as f32 * 0.5;
+    let mut lines = Vec::with_capacity(4);
+    for i in 0..4 {
+        let (a, b) = (q[i], q[(i + 1) % 4]);
+        let len = dist(a, b).max(1e-3);
+        let d = ((b.0 - a.0) / len, (b.1 - a.1) / len);
+        let mut n = (-d.1, d.0);
+        if (a.0 - c.0) * n.0 + (a.1 - c.1) * n.1 < 0.0 {
+            n = (-n.0, -n.1);
+        }
+        // Step strength across the side at each sample and offset: the
+        // colour difference between points a pixel either side.
+        let ts: Vec<f32> = (0..SETTLE_SAMPLES)
+            .map(|k| 0.1 + 0.8 * (k as f32 + 0.5) / SETTLE_SAMPLES as f32)
+            .collect();
+        let mut prof = vec![0.0f32; SETTLE_SAMPLES * steps];
+        for (k, &t) in ts.iter().enumerate() {
+            let p = (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
+            for j in 0..steps {
+                let o = offset(j);
+                let at = |s: f32| outline::sample(frame, p.0 + n.0 * s, p.1 + n.1 * s);
+                if let (Some(x), Some(y)) = (at(o - 1.0), at(o + 1.0)) {
+                    let l = ((x[0] + 2.0 * x[1] + x[2]) - (y[0] + 2.0 * y[1] + y[2])).abs() / 4.0;
+                    let ca = ((x[0] - x[1]) - (y[0] - y[1])).abs() / 2.0;
+                    let cb = ((x[0] + x[1] - 2.0 * x[2]) - (y[0] + y[1] - 2.0 * y[2])).abs() / 4.0;
+                    // Capped: one glaring step does not outweigh a line.
+                    prof[k * steps + j] = l.max(ca).max(cb).min(60.0);
+                }
+            }
+        }
+        let mut best = (f32::NEG_INFINITY, 0.0f32, 0.0f32, 0.0f32);
+        for ja in 0..steps {
+            for jb in 0..steps {
+                let (oa, ob) = (offset(ja), offset(jb));
+                let mut score = 0.0;
+                for (k, &t) in ts.iter().enumerate() {
+                    let o = oa + (ob - oa) * t;
+                    let j = ((o + reach) / 0.5).round() as usize;
+                    score += prof[k * steps + j.min(steps - 1)];
+                }
+                let near = 1.0 - 0.25 * (oa.abs() + ob.abs()) / (2.0 * reach);
+                if score * near > best.0 {
+                    best = (score * near, score, oa, ob);
+                }
+            }
+        }
+        // On average a weak edge all along (a white card's bevel on a white
+        // table is a few levels).
+        if best.1 < 4.0 * SETTLE_SAMPLES as f32 {
+            return None;
+        }
+        let (oa, ob) = (best.2, best.3);
+        lines.push((
+            (a.0 + n.0 * oa, a.1 + n.1 * oa),
+            (b.0 + n.0 * ob, b.1 + n.1 * ob),
+        ));
+    }
+    let mut out = [(0.0, 0.0); 4];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = super::cards::intersect(lines[(i + 3) % 4], lines[i])?;
+    }
+    Some(out)
+}
+
+/// Reads a neighbour of the card `r` predicted at `predicted` (centred on
+/// `centre`) and moved onto the card's edges as `snapped`; `None` unless
+/// it is the seed's shape and size, square to it, and reads clearly. A
+/// side too faint to snap to (white on white) leaves the outline where it
+/// was predicted, and then, as on an outline filled with the table's
+/// colour (`empty`), only a face counts: a plain back is any plain
+/// rectangle.
+#[allow(clippy::too_many_arguments)]
+fn read_outline(
+    frame: &RgbImage,
+    hands: &Hands,
+    id: &dyn Identify,
+    r: &Ruler,
+    centre: (f32, f32),
+    predicted: &[(f32, f32); 4],
+    snapped: Option<[(f32, f32); 4]>,
+    empty: bool,
+) -> Option<Detected> {
+    let q: Quad = quad_of(portrait(snapped.unwrap_or(*predicted)));
+    let turn = Ruler::of(&Detected {
+        corners: q.corners,
+        centre: q.centre,
+        token: None,
+        confidence: 0.0,
+    });
+    let square = (turn.across.0 * r.across.0 + turn.across.1 * r.across.1).abs() > 0.95;
+    let alike = square
+        && (q.aspect - r.aspect).abs() < 0.15
+        && (0.7..1.4).contains(&(q.area / r.area))
+        && dist(q.centre, centre) < 0.25 * r.short;
+    if !alike {
+        return None;
+    }
+    let d = judge(frame, hands, &q, id, Source::Colour);
+    let plain = empty || snapped.is_none();
+    let clear =
+        is_read(&d) && d.confidence >= GROWN_SURE && !(plain && d.token == Some(Token::Down));
+    clear.then_some(d)
 }

@@ -511,7 +511,7 @@ pub(super) fn snap(
 }
 
 /// The frame's colour at a point, bilinear; `None` outside.
-fn sample(frame: &RgbImage, x: f32, y: f32) -> Option<[f32; 3]> {
+pub(super) fn sample(frame: &RgbImage, x: f32, y: f32) -> Option<[f32; 3]> {
     let (w, h) = (frame.width() as usize, frame.height() as usize);
     if !(x >= 0.0 && y >= 0.0 && x < (w - 1) as f32 && y < (h - 1) as f32) {
         return None;
