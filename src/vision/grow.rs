@@ -131,6 +131,33 @@ pub(super) fn grow(
     id: &dyn Identify,
 ) {
     let (fw, fh) = (frame.width() as f32, frame.height() as f32);
+    // A card seen and not read may only be a little off its edges (a
+    // region snapped onto a neighbour's print): settled, it may read, and
+    // seed the rest.
+    for (d, _) in dets.iter_mut() {
+        if d.token.is_some() {
+            continue;
+        }
+        let r = Ruler::of(d);
+        if !(1.2..1.7).contains(&r.aspect) {
+            continue;
+        }
+        let reach = REACH * r.short;
+        if let Some(settled) = settle(frame, &d.corners, reach)
+            && let Some(read) = read_outline(
+                frame,
+                hands,
+                id,
+                &r,
+                d.centre,
+                &d.corners,
+                Some(settled),
+                false,
+            )
+        {
+            *d = read;
+        }
+    }
     let rulers: Vec<Ruler> = dets
         .iter()
         .filter(|(d, _)| is_read(d))
