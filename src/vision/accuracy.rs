@@ -559,6 +559,25 @@ mod tests {
         }
     }
 
+    /// A neighbour's outline predicted on bare wood reads as a pale face
+    /// of a forgiving deck (five did in this frame): a card is kept only
+    /// with an edge all round it, which grain, running one way, is not.
+    #[test]
+    fn no_card_is_read_on_bare_wood_beside_a_card() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut recs = Recognisers::new(root);
+        let frame = "surfaces/006";
+        let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
+        let text = fs::read_to_string(image.with_extension("toml")).unwrap();
+        let truth = Truth::parse(frame, &text).unwrap();
+        let factors = Factors::parse(&text).expect("a factors line");
+        assert_eq!(factors.surface, "light-wood");
+        let img = image::open(&image).unwrap().to_rgb8();
+        let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
+        let s = score(&truth, &rec);
+        assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
+    }
+
     #[test]
     fn factor_tables_have_a_row_per_value() {
         let f = |surface: &str, card_px: f32, occluder: &str| FrameScore {

@@ -486,7 +486,17 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     }
     let mut cards = dedupe(out);
     if !on_felt {
+        // On a plain table an outline the edge map found is a card or a
+        // gap between cards; on a patterned cloth it may be a check of it,
+        // which a forgiving deck reads as a face: there only outlines the
+        // faces vouch for are read again.
+        if table.is_some() {
+            super::grow::reread(frame, &hands, &mut cards, id);
+        }
         cards = vouched(cards, w);
+        if table.is_none() {
+            super::grow::reread(frame, &hands, &mut cards, id);
+        }
         if let (Some(area), Some(short)) = (typical_area, typical_short) {
             for block in &blocks {
                 let size = (short, area / short);
