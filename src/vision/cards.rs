@@ -433,7 +433,14 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         if undersized || source != Source::Colour {
             continue;
         }
-        if typical_area.is_some_and(|t| quad.area > BLOCK * t) {
+        // With no typical card (every card touches another), a large blob
+        // of no card's shape is a block.
+        let least_card = least_short * least_short * CARD_ASPECT;
+        let block = match typical_area {
+            Some(t) => quad.area > BLOCK * t,
+            None => !shaped && quad.area > UNSIZED_BLOCK * least_card,
+        };
+        if block {
             blocks.push(boundary.iter().map(|e| e.p).collect());
         }
         let parts = split(&patch, &boundary, typical_area, typical_short, (w, h));
@@ -497,11 +504,12 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         if table.is_none() {
             super::grow::reread(frame, &hands, &mut cards, id);
         }
-        if let (Some(area), Some(short)) = (typical_area, typical_short) {
-            for block in &blocks {
-                let size = (short, area / short);
-                super::grow::rim_seeds(frame, &hands, block, size, id, &mut cards);
-            }
+        // The card's size as the first block's seed measured it serves
+        // the next blocks.
+        let mut size = typical_area.zip(typical_short).map(|(a, s)| (s, a / s));
+        for block in &blocks {
+            size = super::grow::rim_seeds(frame, &hands, block, size, least_short, id, &mut cards)
+                .or(size);
         }
         super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id);
     }
@@ -551,6 +559,9 @@ const TABLE_GAP: f32 = 0.6;
 /// A blob of the colour mask this many typical cards large is a block of
 /// touching cards (see [`super::grow::rim_seeds`]).
 const BLOCK: f32 = 2.5;
+/// With no typical card, a blob this many of the smallest cards large and
+/// of no card's shape is a block.
+const UNSIZED_BLOCK: f32 = 8.0;
 
 /// The edge threshold of the second look at a plain cloth.
 const FINE_THRESHOLD: u8 = 5;

@@ -21,6 +21,7 @@ use image::RgbImage;
 use super::cards::{Detected, Hands, Identify, Quad, dist, judge, portrait, quad_of};
 use super::outline::{self, Prefer, Source, TableModel};
 use crate::table::Token;
+use crate::vision::scene::CARD_ASPECT;
 
 /// How far each predicted side may move onto the card's edge, over the
 /// card's short side: a neighbour skewed by 8° the other way, or a gap a
@@ -30,6 +31,11 @@ const REACH: f32 = 0.18;
 /// tilted camera a card on the far side is up to a fifth smaller than the
 /// frame's typical card, one on the near side a fifth larger.
 const RIM_SIZES: [f32; 3] = [1.0, 0.85, 1.18];
+/// With no card's size known, the sizes scanned at a block's corner: from
+/// the smallest card up, each this much larger.
+const SCAN_STEP: f32 = 1.15;
+/// With no card's size known, how many of a block's corners are scanned.
+const SCAN_CORNERS: usize = 6;
 /// The gaps tried, over the short side, when no two cards read side by
 /// side tell the layout's: touching, and two spacings apart.
 const GAPS_UNKNOWN: [f32; 3] = [0.0, 0.25, 0.5];
@@ -265,20 +271,45 @@ pub(super) fn grow(
 /// colour mask, much larger than a card, whose outline is given as
 /// `boundary` (its boundary pixels, sorted by row). The block's convex
 /// corners are cards' corners; the boundary near each runs along the
-/// card's two sides, which give its turn, and the typical card
-/// (`short` × `long`) its size. Each is tried both ways round, snapped and
-/// read; what reads clearly is added to `dets`.
+/// card's two sides, which give its turn, and `size` (the typical card's
+/// short and long sides, if known) its size; until a card of the block
+/// reads, a few corners also scan every size from `least_short` up. Each
+/// outline is tried both ways round, snapped and read; what reads clearly
+/// is added to `dets`. Returns the size of the first card read (or
+/// `size`).
 pub(super) fn rim_seeds(
     frame: &RgbImage,
     hands: &Hands,
     boundary: &[(f32, f32)],
-    (short, long): (f32, f32),
+    mut size: Option<(f32, f32)>,
+    least_short: f32,
     id: &dyn Identify,
     dets: &mut Vec<(Detected, Source)>,
-) {
+) -> Option<(f32, f32)> {
     let corners = super::cards::hull(boundary);
     let mut tried: Vec<(f32, f32)> = Vec::new();
+    let (mut scanned, mut seeded) = (0, 0);
     for &v in &corners {
+        // The typical card may be wrong (a face's inner block is card-shaped
+        // too): until a card of the block reads, a few corners also scan
+        // every size from the smallest card up.
+        let scan = seeded == 0 && scanned < SCAN_CORNERS;
+        let mut sizes: Vec<(f32, f32)> = match size {
+            Some((s, l)) => RIM_SIZES.iter().map(|k| (k * s, k * l)).collect(),
+            None => Vec::new(),
+        };
+        if scan {
+            let top = frame.width().min(frame.height()) as f32 / 4.0;
+            sizes.extend(
+                std::iter::successors(Some(least_short), |s| Some(s * SCAN_STEP))
+                    .take_while(|&s| s <= top)
+                    .map(|s| (s, s * CARD_ASPECT)),
+            );
+        }
+        if sizes.is_empty() {
+            break;
+        }
+        let short = sizes[0].0;
         if tried.iter().any(|&t| dist(t, v) < 0.4 * short) {
             continue;
         }
@@ -303,6 +334,9 @@ pub(super) fn rim_seeds(
         if n < 8.0 || (c4 * c4 + s4 * s4).sqrt() < 0.6 * n {
             continue;
         }
+        if scan {
+            scanned += 1;
+        }
         let theta = s4.atan2(c4) / 4.0;
         let mut a = (theta.cos(), theta.sin());
         let mut b = (-a.1, a.0);
@@ -312,8 +346,8 @@ pub(super) fn rim_seeds(
         if b.0 * inward.0 + b.1 * inward.1 < 0.0 {
             b = (-b.0, -b.1);
         }
-        'sizes: for k in RIM_SIZES {
-            for (la, lb) in [(k * short, k * long), (k * long, k * short)] {
+        'sizes: for (s, l) in sizes {
+            for (la, lb) in [(s, l), (l, s)] {
                 let predicted = [
                     v,
                     (v.0 + a.0 * la, v.1 + a.1 * la),
@@ -337,7 +371,7 @@ pub(super) fn rim_seeds(
                     token: None,
                     confidence: 0.0,
                 });
-                let reach = REACH * k * short;
+                let reach = REACH * s;
                 let snap = || outline::snap(frame, &predicted, reach, reach, Prefer::Nearest);
                 // A block's corner is far from every read card: its outline
                 // is taken only where the sides snap, or a face reads.
@@ -346,12 +380,18 @@ pub(super) fn rim_seeds(
                     dets.retain(|(o, _)| {
                         o.token.is_some() || dist(o.centre, d.centre) >= 0.5 * short
                     });
+                    let found = Ruler::of(&d);
+                    if seeded == 0 {
+                        size = Some((found.short, found.long));
+                    }
+                    seeded += 1;
                     dets.push((d, Source::Colour));
                     break 'sizes;
                 }
             }
         }
     }
+    size
 }
 
 /// Samples across a side in [`settle`].
@@ -467,7 +507,8 @@ fn read_outline(
     if edge_support(frame, &q.corners) < MIN_SUPPORT {
         return None;
     }
-    let d = judge(frame, hands, &q, id, Source::Colour);
+    // A predicted outline is rough: read as one found from the edge map.
+    let d = judge(frame, hands, &q, id, Source::Region);
     let plain = empty || snapped.is_none();
     let clear =
         is_read(&d) && d.confidence >= GROWN_SURE && !(plain && d.token == Some(Token::Down));
