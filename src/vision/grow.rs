@@ -433,7 +433,7 @@ fn settle(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32, f3
                 let at = |s: f32| outline::sample(frame, p.0 + n.0 * s, p.1 + n.1 * s);
                 if let (Some(x), Some(y)) = (at(o - 1.0), at(o + 1.0)) {
                     // Capped: one glaring step does not outweigh a line.
-                    prof[k * steps + j] = step(x, y).min(60.0);
+                    prof[k * steps + j] = outline::step(x, y).min(60.0);
                 }
             }
         }
@@ -544,7 +544,7 @@ fn edge_support(frame: &RgbImage, q: &[(f32, f32); 4]) -> f32 {
             let mut best = 0.0f32;
             for o in [-1.0f32, -0.5, 0.0, 0.5, 1.0] {
                 if let (Some(x), Some(y)) = (at(o - 1.0), at(o + 1.0)) {
-                    best = best.max(step(x, y));
+                    best = best.max(outline::step(x, y));
                 }
             }
             sum += best;
@@ -552,13 +552,4 @@ fn edge_support(frame: &RgbImage, q: &[(f32, f32); 4]) -> f32 {
         weakest = weakest.min(sum / SETTLE_SAMPLES as f32);
     }
     weakest
-}
-
-/// The colour step between two samples, in 0–255 levels of the largest of
-/// luminance and two opponent chroma channels.
-fn step(x: [f32; 3], y: [f32; 3]) -> f32 {
-    let l = ((x[0] + 2.0 * x[1] + x[2]) - (y[0] + 2.0 * y[1] + y[2])).abs() / 4.0;
-    let ca = ((x[0] - x[1]) - (y[0] - y[1])).abs() / 2.0;
-    let cb = ((x[0] + x[1] - 2.0 * x[2]) - (y[0] + y[1] - 2.0 * y[2])).abs() / 4.0;
-    l.max(ca).max(cb)
 }

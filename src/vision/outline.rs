@@ -442,13 +442,7 @@ pub(super) fn snap(
                 continue;
             }
             // Step strength between samples a pixel apart.
-            let strength = |j: usize| {
-                let (p, q) = (prof[j], prof[j + 2]);
-                let l = ((p[0] + 2.0 * p[1] + p[2]) - (q[0] + 2.0 * q[1] + q[2])).abs() / 4.0;
-                let ca = ((p[0] - p[1]) - (q[0] - q[1])).abs() / 2.0;
-                let cb = ((p[0] + p[1] - 2.0 * p[2]) - (q[0] + q[1] - 2.0 * q[2])).abs() / 4.0;
-                l.max(ca).max(cb)
-            };
+            let strength = |j: usize| step(prof[j], prof[j + 2]);
             let best = (0..steps.saturating_sub(1))
                 .map(strength)
                 .fold(0.0f32, f32::max);
@@ -508,6 +502,15 @@ pub(super) fn snap(
         *o = p;
     }
     Some(out)
+}
+
+/// The colour step between two samples, in 0–255 levels of the largest of
+/// luminance and two opponent chroma channels.
+pub(super) fn step(x: [f32; 3], y: [f32; 3]) -> f32 {
+    let l = ((x[0] + 2.0 * x[1] + x[2]) - (y[0] + 2.0 * y[1] + y[2])).abs() / 4.0;
+    let ca = ((x[0] - x[1]) - (y[0] - y[1])).abs() / 2.0;
+    let cb = ((x[0] + x[1] - 2.0 * x[2]) - (y[0] + y[1] - 2.0 * y[2])).abs() / 4.0;
+    l.max(ca).max(cb)
 }
 
 /// The frame's colour at a point, bilinear; `None` outside.
