@@ -578,6 +578,28 @@ mod tests {
         assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
     }
 
+    /// A cloth of fine checks is two colours at a card's scale, so no
+    /// colour of it tells a card from it: its model is learned from the
+    /// frame blurred until the checks are one colour (these frames read 0
+    /// and 2 of 76 and 72 cells without it).
+    #[test]
+    fn cards_on_fine_gingham_are_found_by_the_cloth_blurred() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut recs = Recognisers::new(root);
+        for (frame, least) in [("light/010", 45), ("mixed/010", 15)] {
+            let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
+            let text = fs::read_to_string(image.with_extension("toml")).unwrap();
+            let truth = Truth::parse(frame, &text).unwrap();
+            let factors = Factors::parse(&text).expect("a factors line");
+            assert_eq!(factors.surface, "gingham");
+            let img = image::open(&image).unwrap().to_rgb8();
+            let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
+            let s = score(&truth, &rec);
+            assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
+            assert!(s.correct >= least, "{frame}: {s}");
+        }
+    }
+
     #[test]
     fn factor_tables_have_a_row_per_value() {
         let f = |surface: &str, card_px: f32, occluder: &str| FrameScore {

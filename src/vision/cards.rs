@@ -302,7 +302,18 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         (felt.blobs(), Vec::new(), None)
     } else {
         let regions = outline::regions(&edges);
-        let model = TableModel::learn(&edges, &regions.objects);
+        let mut model = TableModel::learn(&edges, &regions.objects);
+        if model.as_ref().is_some_and(|m| m.loose()) {
+            let most = (MIN_SHORT * w as f32 / 4.0).round() as usize;
+            let mut r = 2;
+            while r <= most {
+                if let Some(b) = TableModel::learn_blurred(frame, r).filter(|b| b.tight()) {
+                    model = Some(b);
+                    break;
+                }
+                r *= 2;
+            }
+        }
         let mut blobs = model.as_ref().map(|t| t.blobs(frame)).unwrap_or_default();
         blobs.extend(regions.blobs);
         // On a plain cloth a card's lit side may be fainter than the
@@ -340,7 +351,17 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         // round, which makes it look longer than the card.
         let near = (1.05..2.3).contains(&quad.aspect) && (0.85..1.12).contains(&fill);
         let (quad, shaped) = if near && !blob.at_border {
-            let q = snapped(frame, &quad, blob.source);
+            let q = match table.as_ref().and_then(|t| t.blurred()) {
+                // The blur moved the blob's outline off the card's edge:
+                // the blurred edge's steepest point is still on it.
+                Some((blurred, r)) if blob.source == Source::Colour => {
+                    match outline::snap(blurred, &quad.corners, r + 2.0, r + 2.0, Prefer::Nearest) {
+                        Some(c) => quad_of(portrait(c)),
+                        None => quad.clone(),
+                    }
+                }
+                _ => snapped(frame, &quad, blob.source),
+            };
             let shaped = card_shaped(q.aspect, fill.min(1.0));
             (q, shaped)
         } else {

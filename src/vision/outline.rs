@@ -555,6 +555,10 @@ pub(super) struct TableModel {
     /// card, and brightness (a shadow between cards, a lamp) is ignored. A
     /// grey, white or black table needs brightness too.
     chromatic: bool,
+    /// On a patterned cloth, the frame blurred until the pattern is one
+    /// colour: the model is of that, and pixels are looked up in it.
+    blurred: Option<RgbImage>,
+    blur: usize,
 }
 
 /// How much darker than the cloth a shadow may make it, beyond the cloth's
@@ -665,7 +669,43 @@ impl TableModel {
             means,
             chroma_tol,
             bright_tol,
+            blurred: None,
+            blur: 0,
         })
+    }
+
+    /// The model of a patterned cloth (checks, stripes), learned from
+    /// `frame` blurred over `r` pixels: `None` when the pattern is still
+    /// too coarse to make one colour.
+    pub fn learn_blurred(frame: &RgbImage, r: usize) -> Option<TableModel> {
+        let blurred = box_blur(frame, r);
+        let edges = Edges::new(&blurred);
+        let regions = regions(&edges);
+        let mut model = TableModel::learn(&edges, &regions.objects)?;
+        model.blurred = Some(blurred);
+        model.blur = r;
+        Some(model)
+    }
+
+    /// The cloth's colours spread far: two or more colours (a pattern).
+    pub fn loose(&self) -> bool {
+        self.chroma_tol > 0.2 || self.bright_tol > 0.45
+    }
+
+    /// The cloth is one colour, give or take grain and noise.
+    pub fn tight(&self) -> bool {
+        self.chroma_tol <= 0.1 && self.bright_tol <= 0.36
+    }
+
+    /// The blurred frame the model is of, and the blur's half-width, on a
+    /// patterned cloth.
+    pub fn blurred(&self) -> Option<(&RgbImage, f32)> {
+        self.blurred.as_ref().map(|b| (b, self.blur as f32))
+    }
+
+    /// The image the model's colours are of: `frame`, or its blurred copy.
+    fn seen<'a>(&'a self, frame: &'a RgbImage) -> &'a RgbImage {
+        self.blurred.as_ref().unwrap_or(frame)
     }
 
     /// Whether the frame pixel `(x, y)` of colour `c` looks like the table.
@@ -705,6 +745,7 @@ impl TableModel {
     /// The share of the pixels inside a quadrilateral (frame pixels,
     /// corners in order) that look like the table, sampled on a grid.
     pub fn share_in(&self, frame: &RgbImage, q: &[(f32, f32); 4]) -> f32 {
+        let frame = self.seen(frame);
         const N: usize = 10;
         let (mut like, mut all) = (0usize, 0usize);
         for i in 0..N {
@@ -725,6 +766,7 @@ impl TableModel {
     /// The blobs of pixels unlike the table, in frame pixels, holes up to a
     /// tenth of their area filled (ink that happens to match the cloth).
     pub fn blobs(&self, frame: &RgbImage) -> Vec<Blob> {
+        let frame = self.seen(frame);
         let (w, h) = (frame.width() as usize, frame.height() as usize);
         let raw = frame.as_raw();
         let mut on = vec![false; w * h];
@@ -742,5 +784,81 @@ impl TableModel {
             .map(|runs| Blob::of_runs(runs, Source::Colour, w, h))
             .filter(|b| (MIN_CANDIDATE..=max_area).contains(&b.area))
             .collect()
+    }
+}
+
+/// `frame` averaged over a square of side `2r + 1` (twice over, close to a
+/// Gaussian): a cloth's checks or stripes finer than that become one even
+/// colour, while a card, larger, keeps its own.
+pub(super) fn box_blur(frame: &RgbImage, r: usize) -> RgbImage {
+    let (w, h) = (frame.width() as usize, frame.height() as usize);
+    let mut a: Vec<u16> = frame.as_raw().iter().map(|&v| u16::from(v)).collect();
+    let mut b = vec![0u16; a.len()];
+    for _ in 0..2 {
+        blur_lines(&a, &mut b, w, h, r, 3, 3 * w);
+        blur_lines(&b, &mut a, h, w, r, 3 * w, 3);
+    }
+    RgbImage::from_raw(
+        w as u32,
+        h as u32,
+        a.into_iter().map(|v| v.min(255) as u8).collect(),
+    )
+    .expect("same size")
+}
+
+/// A running mean of half-width `r` along each of `lines` lines of `len`
+/// pixels (`step` apart along a line, `stride` between lines), edges
+/// clamped, for each of the three channels.
+fn blur_lines(
+    src: &[u16],
+    dst: &mut [u16],
+    len: usize,
+    lines: usize,
+    r: usize,
+    step: usize,
+    stride: usize,
+) {
+    let n = (2 * r + 1) as u32;
+    for line in 0..lines {
+        for c in 0..3 {
+            let at =
+                |i: isize| src[line * stride + c + step * i.clamp(0, len as isize - 1) as usize];
+            let mut sum: u32 = (-(r as isize)..=r as isize).map(|i| u32::from(at(i))).sum();
+            for i in 0..len {
+                dst[line * stride + c + step * i] = ((sum + n / 2) / n) as u16;
+                sum += u32::from(at(i as isize + r as isize + 1));
+                sum -= u32::from(at(i as isize - r as isize));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks finer than the blur become their mean colour; a region
+    /// larger than it keeps its own colour in its middle.
+    #[test]
+    fn blur_evens_fine_checks_and_keeps_a_card() {
+        let frame = RgbImage::from_fn(120, 80, |x, y| {
+            if (40..80).contains(&x) && (20..60).contains(&y) {
+                image::Rgb([250, 250, 250])
+            } else if (x / 3 + y / 3) % 2 == 0 {
+                image::Rgb([240, 240, 240])
+            } else {
+                image::Rgb([40, 70, 170])
+            }
+        });
+        let b = box_blur(&frame, 4);
+        let cloth = b.get_pixel(15, 40).0;
+        for (c, mean) in cloth.iter().zip([140.0f32, 155.0, 205.0]) {
+            assert!((f32::from(*c) - mean).abs() < 20.0, "{cloth:?}");
+        }
+        let far = b.get_pixel(110, 10).0;
+        for (a, c) in cloth.iter().zip(far) {
+            assert!(a.abs_diff(c) < 20, "{cloth:?} {far:?}");
+        }
+        assert_eq!(b.get_pixel(60, 40).0, [250, 250, 250]);
     }
 }
