@@ -600,6 +600,26 @@ mod tests {
         }
     }
 
+    /// Plank seams and grain cut a wooden table into pieces, none of which
+    /// is large enough to be taken for the table: the frame blurred until
+    /// they fade is (this frame read 11 of 67 cells without it).
+    #[test]
+    fn cards_on_planks_are_found_by_the_wood_blurred() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut recs = Recognisers::new(root);
+        let frame = "lens-tilt/008";
+        let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
+        let text = fs::read_to_string(image.with_extension("toml")).unwrap();
+        let truth = Truth::parse(frame, &text).unwrap();
+        let factors = Factors::parse(&text).expect("a factors line");
+        assert_eq!(factors.surface, "light-wood");
+        let img = image::open(&image).unwrap().to_rgb8();
+        let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
+        let s = score(&truth, &rec);
+        assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
+        assert!(s.correct >= 45, "{frame}: {s}");
+    }
+
     #[test]
     fn factor_tables_have_a_row_per_value() {
         let f = |surface: &str, card_px: f32, occluder: &str| FrameScore {

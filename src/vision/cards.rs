@@ -298,17 +298,23 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     // hands by skin colour) until the general path matches it there; every
     // other table goes the general way, which assumes no colour.
     let mut table: Option<TableModel> = None;
+    // The table's largest region's own colours, unblurred (for hands).
+    let mut region_table: Option<TableModel> = None;
     let (blobs, objects, edges) = if on_felt {
         (felt.blobs(), Vec::new(), None)
     } else {
         let regions = outline::regions(&edges);
         let mut model = TableModel::learn(&edges, &regions.objects);
-        if model.as_ref().is_some_and(|m| m.loose()) {
+        // No region is the table (plank seams and grain cut it up), or its
+        // colours spread far (checks, stripes): the table is learned from
+        // the frame blurred, as little as makes it one colour, up to a
+        // quarter of the smallest card.
+        if model.as_ref().is_none_or(|m| m.loose()) {
             let most = (MIN_SHORT * w as f32 / 4.0).round() as usize;
             let mut r = 2;
             while r <= most {
                 if let Some(b) = TableModel::learn_blurred(frame, r).filter(|b| b.tight()) {
-                    model = Some(b);
+                    region_table = model.replace(b);
                     break;
                 }
                 r *= 2;
@@ -384,25 +390,49 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     // A region is one card (a hole may be several touching): the regions
     // say what a card is when there are enough of them.
     let count = |src: Source| first.iter().filter(|f| f.shaped && f.source == src).count();
-    let trusted = if count(Source::Colour) >= 1 {
-        Some(Source::Colour)
-    } else if count(Source::Region) >= 3 {
-        Some(Source::Region)
-    } else {
-        None
+    // The typical card, from the colour mask's card-shaped blobs (when
+    // `colour`) or the edge map's.
+    let typical_of = |colour: bool| {
+        let trusted = if colour && count(Source::Colour) >= 1 {
+            Some(Source::Colour)
+        } else if count(Source::Region) >= 3 {
+            Some(Source::Region)
+        } else {
+            None
+        };
+        let typical = |f: &&Candidate| {
+            f.shaped
+                && (colour || f.source != Source::Colour)
+                && trusted.is_none_or(|t| f.source == t)
+        };
+        (
+            median(first.iter().filter(typical).map(|f| f.quad.area).collect()),
+            median(first.iter().filter(typical).map(|f| f.quad.short).collect()),
+        )
     };
-    let typical = |f: &&Candidate| f.shaped && trusted.is_none_or(|t| f.source == t);
-    let typical_area = median(first.iter().filter(typical).map(|f| f.quad.area).collect());
-    let typical_short = median(first.iter().filter(typical).map(|f| f.quad.short).collect());
-    let cards: Vec<&Quad> = first.iter().filter(|f| f.shaped).map(|f| &f.quad).collect();
+    let (typical_area, typical_short) = typical_of(true);
+    // Hands are judged as on the unblurred frame: a blurred cloth's colour
+    // is a mean of its pattern or grain (pale wood's is a pale hand's), and
+    // its blobs hold a hand's pieces as well as cards. Only the table's own
+    // region's colours spare a piece of table.
+    let blurred = table.as_ref().is_some_and(|t| t.blurred().is_some());
+    let (hand_area, hand_short) = typical_of(!blurred);
+    let cards: Vec<&Quad> = first
+        .iter()
+        .filter(|f| f.shaped && !(blurred && f.source == Source::Colour))
+        .map(|f| &f.quad)
+        .collect();
     let hands = match &edges {
         Some(edges) => Hands::find(
             edges,
             &objects,
-            table.as_ref(),
+            table
+                .as_ref()
+                .filter(|t| t.blurred().is_none())
+                .or(region_table.as_ref()),
             &cards,
-            typical_area,
-            typical_short,
+            hand_area,
+            hand_short,
         ),
         None => felt.hands(),
     };
