@@ -310,10 +310,13 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         // the frame blurred, as little as makes it one colour, up to a
         // quarter of the smallest card.
         if model.as_ref().is_none_or(|m| m.loose()) {
-            let most = (MIN_SHORT * w as f32 / 4.0).round() as usize;
-            let mut r = 2;
+            // In the halved frame's pixels.
+            let most = (MIN_SHORT * w as f32 / 8.0).round() as usize;
+            let half = outline::halve(frame);
+            let mut r = 1;
             while r <= most {
-                if let Some(b) = TableModel::learn_blurred(frame, r).filter(|b| b.tight()) {
+                if let Some(b) = TableModel::learn_blurred(&half, r, frame.width(), frame.height())
+                {
                     region_table = model.replace(b);
                     break;
                 }
@@ -1807,7 +1810,7 @@ pub fn rectify(frame: &RgbImage, corners: &[(f32, f32); 4]) -> RgbImage {
 
 /// [`rectify`] to `out_w`×`out_h`, sampling `shift` pixels up and left of
 /// the exact point.
-fn rectify_to(
+pub(crate) fn rectify_to(
     frame: &RgbImage,
     corners: &[(f32, f32); 4],
     out_w: u32,

@@ -674,16 +674,22 @@ impl TableModel {
         })
     }
 
-    /// The model of a patterned cloth (checks, stripes), learned from
-    /// `frame` blurred over `r` pixels: `None` when the pattern is still
-    /// too coarse to make one colour.
-    pub fn learn_blurred(frame: &RgbImage, r: usize) -> Option<TableModel> {
-        let blurred = box_blur(frame, r);
+    /// The model of a patterned cloth (checks, stripes) or of a table in
+    /// pieces (planks), learned from the frame blurred: `half` is the
+    /// `w`×`h` frame halved ([`halve`]), blurred over `r` of its pixels.
+    /// `None` unless the blurred table is one colour ([`Self::tight`]).
+    pub fn learn_blurred(half: &RgbImage, r: usize, w: u32, h: u32) -> Option<TableModel> {
+        let blurred = box_blur(half, r);
         let edges = Edges::new(&blurred);
         let regions = regions(&edges);
         let mut model = TableModel::learn(&edges, &regions.objects)?;
-        model.blurred = Some(blurred);
-        model.blur = r;
+        if !model.tight() {
+            return None;
+        }
+        // The grid's pixels are the half frame's, or coarser.
+        model.scale *= 2;
+        model.blurred = Some(double(&blurred, w, h));
+        model.blur = 2 * r;
         Some(model)
     }
 
@@ -788,15 +794,16 @@ impl TableModel {
 }
 
 /// `frame` averaged over a square of side `2r + 1` (twice over, close to a
-/// Gaussian): a cloth's checks or stripes finer than that become one even
-/// colour, while a card, larger, keeps its own.
+/// Gaussian; the square cut at the frame's sides): a cloth's checks or
+/// stripes finer than that become one even colour, while a card, larger,
+/// keeps its own.
 pub(super) fn box_blur(frame: &RgbImage, r: usize) -> RgbImage {
     let (w, h) = (frame.width() as usize, frame.height() as usize);
     let mut a: Vec<u16> = frame.as_raw().iter().map(|&v| u16::from(v)).collect();
     let mut b = vec![0u16; a.len()];
     for _ in 0..2 {
-        blur_lines(&a, &mut b, w, h, r, 3, 3 * w);
-        blur_lines(&b, &mut a, h, w, r, 3 * w, 3);
+        blur_rows(&a, &mut b, w, r);
+        blur_columns(&b, &mut a, w, h, r);
     }
     RgbImage::from_raw(
         w as u32,
@@ -806,31 +813,75 @@ pub(super) fn box_blur(frame: &RgbImage, r: usize) -> RgbImage {
     .expect("same size")
 }
 
-/// A running mean of half-width `r` along each of `lines` lines of `len`
-/// pixels (`step` apart along a line, `stride` between lines), edges
-/// clamped, for each of the three channels.
-fn blur_lines(
-    src: &[u16],
-    dst: &mut [u16],
-    len: usize,
-    lines: usize,
-    r: usize,
-    step: usize,
-    stride: usize,
-) {
-    let n = (2 * r + 1) as u32;
-    for line in 0..lines {
-        for c in 0..3 {
-            let at =
-                |i: isize| src[line * stride + c + step * i.clamp(0, len as isize - 1) as usize];
-            let mut sum: u32 = (-(r as isize)..=r as isize).map(|i| u32::from(at(i))).sum();
-            for i in 0..len {
-                dst[line * stride + c + step * i] = ((sum + n / 2) / n) as u16;
-                sum += u32::from(at(i as isize + r as isize + 1));
-                sum -= u32::from(at(i as isize - r as isize));
+/// Each row's running mean over `2r + 1` pixels (RGB, `w` pixels a row).
+fn blur_rows(src: &[u16], dst: &mut [u16], w: usize, r: usize) {
+    let mut prefix = vec![[0u32; 3]; w + 1];
+    for (row, out) in src.chunks_exact(3 * w).zip(dst.chunks_exact_mut(3 * w)) {
+        for x in 0..w {
+            for c in 0..3 {
+                prefix[x + 1][c] = prefix[x][c] + u32::from(row[3 * x + c]);
+            }
+        }
+        for x in 0..w {
+            let (lo, hi) = (x.saturating_sub(r), (x + r + 1).min(w));
+            let n = (hi - lo) as u32;
+            for c in 0..3 {
+                out[3 * x + c] = ((prefix[hi][c] - prefix[lo][c] + n / 2) / n) as u16;
             }
         }
     }
+}
+
+/// Each column's running mean over `2r + 1` rows, kept as one sum per
+/// column updated row by row (rows are contiguous; columns are not).
+fn blur_columns(src: &[u16], dst: &mut [u16], w: usize, h: usize, r: usize) {
+    let stride = 3 * w;
+    let mut sum = vec![0u32; stride];
+    let (mut lo, mut hi) = (0, 0);
+    for y in 0..h {
+        while hi < (y + r + 1).min(h) {
+            for (s, &v) in sum.iter_mut().zip(&src[hi * stride..(hi + 1) * stride]) {
+                *s += u32::from(v);
+            }
+            hi += 1;
+        }
+        while lo < y.saturating_sub(r) {
+            for (s, &v) in sum.iter_mut().zip(&src[lo * stride..(lo + 1) * stride]) {
+                *s -= u32::from(v);
+            }
+            lo += 1;
+        }
+        let n = (hi - lo) as u32;
+        for (d, &s) in dst[y * stride..(y + 1) * stride].iter_mut().zip(&sum) {
+            *d = ((s + n / 2) / n) as u16;
+        }
+    }
+}
+
+/// `frame` at half size, each pixel the mean of four.
+pub(super) fn halve(frame: &RgbImage) -> RgbImage {
+    let (w, h) = (frame.width() / 2, frame.height() / 2);
+    RgbImage::from_fn(w.max(1), h.max(1), |x, y| {
+        let mut acc = [0u32; 3];
+        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let p = frame.get_pixel(
+                (2 * x + dx).min(frame.width() - 1),
+                (2 * y + dy).min(frame.height() - 1),
+            );
+            for c in 0..3 {
+                acc[c] += u32::from(p[c]);
+            }
+        }
+        image::Rgb(acc.map(|v| ((v + 2) / 4) as u8))
+    })
+}
+
+/// `half` (from [`halve`]) back at `w`×`h`, each pixel repeated.
+fn double(half: &RgbImage, w: u32, h: u32) -> RgbImage {
+    let (hw, hh) = (half.width(), half.height());
+    RgbImage::from_fn(w, h, |x, y| {
+        *half.get_pixel((x / 2).min(hw - 1), (y / 2).min(hh - 1))
+    })
 }
 
 #[cfg(test)]

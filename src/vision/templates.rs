@@ -71,7 +71,7 @@ use image::imageops::FilterType;
 
 use crate::deck::print::read_corner_code;
 use crate::table::{Card, Colour, Piece, Token};
-use crate::vision::cards::{Identify, RECT_H, RECT_W};
+use crate::vision::cards::{Identify, RECT_H, RECT_W, rectify, rectify_to};
 
 /// The `format` key of a model file.
 const FORMAT: &str = "arbiter-deck-model";
@@ -227,6 +227,9 @@ fn kind_order(token: Token) -> usize {
 /// Fine grid: half cells, with one more all round so that the grids can be
 /// read shifted by half a cell either way.
 const FW: usize = 2 * LW + 2;
+/// Rectified pixels per fine cell, across and down, for a read of the
+/// faces alone.
+const SAMPLE_SCALE: u32 = 2;
 const FH: usize = 2 * LH + 2;
 
 /// A card added up on the fine grid.
@@ -968,6 +971,18 @@ impl Judgement {
 }
 
 impl Identify for DeckModel {
+    /// A deck read by its faces alone needs only the fine grid's cells:
+    /// the card is rectified at `SAMPLE_SCALE` pixels a cell, not at full
+    /// size (rectifying is most of the cost of a read). A deck with corner
+    /// codes needs the full size for them.
+    fn identify_in(&self, frame: &RgbImage, corners: &[(f32, f32); 4]) -> (Option<Token>, f32) {
+        if self.corner_code {
+            return self.identify(&rectify(frame, corners));
+        }
+        let (w, h) = (SAMPLE_SCALE * FW as u32, SAMPLE_SCALE * FH as u32);
+        self.identify(&rectify_to(frame, corners, w, h, 0.0))
+    }
+
     fn identify(&self, card: &RgbImage) -> (Option<Token>, f32) {
         let j = self.judge(card);
         let Some(token) = j.token else {
