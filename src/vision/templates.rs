@@ -1363,6 +1363,32 @@ mod tests {
         assert_eq!(t.identified, t.cards);
     }
 
+    /// A deck read by its faces alone is rectified at the fine grid's size,
+    /// not at full size: it must name what the full size names. (The
+    /// printable deck, read here without its corner codes, has the finest
+    /// print of the decks the tests render.)
+    #[test]
+    fn a_small_rectification_names_what_the_full_size_does() {
+        let deck = printable();
+        let mut model = deck.model.clone();
+        model.corner_code = false;
+        let (mut same, mut all, mut named) = (0, 0, 0);
+        for (i, text) in TABLES.iter().enumerate() {
+            let mut p = base();
+            p.seed = i as u64;
+            let s = render(&table(text), &p, &deck.image, cloth());
+            for ct in &s.truth {
+                let small = model.identify_in(&s.image, &ct.corners_px);
+                let full = model.identify(&rectify(&s.image, &ct.corners_px));
+                all += 1;
+                named += usize::from(full.0.is_some());
+                same += usize::from(small.0 == full.0);
+            }
+        }
+        assert!(named * 10 >= all * 9, "{named} of {all} named at full size");
+        assert_eq!(same, all, "{same} of {all} alike");
+    }
+
     #[test]
     fn stand_in_clean() {
         let t = clean(stand_in());
