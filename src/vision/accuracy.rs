@@ -545,7 +545,14 @@ mod tests {
     fn touching_cards_are_read_from_their_neighbours() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut recs = Recognisers::new(root);
-        for (frame, least) in [("mixed/027", 38), ("surfaces/002", 17), ("hard/003", 14)] {
+        // decks/008 is a learned deck at 41 px: its reads must sample as
+        // the deck was learned (16 of 79 cells read half a pixel off).
+        for (frame, least) in [
+            ("mixed/027", 38),
+            ("surfaces/002", 17),
+            ("hard/003", 14),
+            ("decks/008", 55),
+        ] {
             let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
             let text = fs::read_to_string(image.with_extension("toml")).unwrap();
             let truth = Truth::parse(frame, &text).unwrap();
