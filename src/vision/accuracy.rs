@@ -522,16 +522,9 @@ mod tests {
     /// its gaps (5, 2 and 3).
     #[test]
     fn gaps_between_cards_are_not_read_as_backs() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut recs = Recognisers::new(root);
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         for frame in ["decks/020", "light/022", "lens-tilt/000"] {
-            let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
-            let text = fs::read_to_string(image.with_extension("toml")).unwrap();
-            let truth = Truth::parse(frame, &text).unwrap();
-            let factors = Factors::parse(&text).expect("a factors line");
-            let img = image::open(&image).unwrap().to_rgb8();
-            let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
-            let s = score(&truth, &rec);
+            let (_, s) = read_varied(&mut recs, frame);
             assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
             assert!(s.correct >= 3, "{frame}: {s}");
         }
@@ -541,10 +534,22 @@ mod tests {
     /// alone reads only a dense layout's rim (27, 10 and 6 of these frames'
     /// cells). Each card read is a ruler for its neighbours, and the
     /// block's corners seed the reading; nothing is read wrong for it.
+    /// Reads one frame of the varied sets with its deck: its factors and
+    /// its score.
+    fn read_varied(recs: &mut Recognisers, frame: &str) -> (Factors, Score) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
+        let text = fs::read_to_string(image.with_extension("toml")).unwrap();
+        let truth = Truth::parse(frame, &text).unwrap();
+        let factors = Factors::parse(&text).expect("a factors line");
+        let img = image::open(&image).unwrap().to_rgb8();
+        let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
+        (factors, score(&truth, &rec))
+    }
+
     #[test]
     fn touching_cards_are_read_from_their_neighbours() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut recs = Recognisers::new(root);
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         // decks/008 is a learned deck at 41 px: its reads must sample as
         // the deck was learned (16 of 79 cells read half a pixel off).
         for (frame, least) in [
@@ -553,14 +558,8 @@ mod tests {
             ("hard/003", 14),
             ("decks/008", 55),
         ] {
-            let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
-            let text = fs::read_to_string(image.with_extension("toml")).unwrap();
-            let truth = Truth::parse(frame, &text).unwrap();
-            let factors = Factors::parse(&text).expect("a factors line");
+            let (factors, s) = read_varied(&mut recs, frame);
             assert!(factors.gap < 0.05, "{frame}: cards touch");
-            let img = image::open(&image).unwrap().to_rgb8();
-            let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
-            let s = score(&truth, &rec);
             assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
             assert!(s.correct >= least, "{frame}: {s}");
         }
@@ -571,17 +570,10 @@ mod tests {
     /// with an edge all round it, which grain, running one way, is not.
     #[test]
     fn no_card_is_read_on_bare_wood_beside_a_card() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut recs = Recognisers::new(root);
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         let frame = "surfaces/006";
-        let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
-        let text = fs::read_to_string(image.with_extension("toml")).unwrap();
-        let truth = Truth::parse(frame, &text).unwrap();
-        let factors = Factors::parse(&text).expect("a factors line");
+        let (factors, s) = read_varied(&mut recs, frame);
         assert_eq!(factors.surface, "light-wood");
-        let img = image::open(&image).unwrap().to_rgb8();
-        let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
-        let s = score(&truth, &rec);
         assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
     }
 
@@ -591,17 +583,10 @@ mod tests {
     /// and 2 of 76 and 72 cells without it).
     #[test]
     fn cards_on_fine_gingham_are_found_by_the_cloth_blurred() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut recs = Recognisers::new(root);
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         for (frame, least) in [("light/010", 45), ("mixed/010", 15)] {
-            let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
-            let text = fs::read_to_string(image.with_extension("toml")).unwrap();
-            let truth = Truth::parse(frame, &text).unwrap();
-            let factors = Factors::parse(&text).expect("a factors line");
+            let (factors, s) = read_varied(&mut recs, frame);
             assert_eq!(factors.surface, "gingham");
-            let img = image::open(&image).unwrap().to_rgb8();
-            let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
-            let s = score(&truth, &rec);
             assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
             assert!(s.correct >= least, "{frame}: {s}");
         }
@@ -612,17 +597,10 @@ mod tests {
     /// they fade is (this frame read 11 of 67 cells without it).
     #[test]
     fn cards_on_planks_are_found_by_the_wood_blurred() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut recs = Recognisers::new(root);
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         let frame = "lens-tilt/008";
-        let image = root.join("fixtures/tables").join(format!("{frame}.jpg"));
-        let text = fs::read_to_string(image.with_extension("toml")).unwrap();
-        let truth = Truth::parse(frame, &text).unwrap();
-        let factors = Factors::parse(&text).expect("a factors line");
+        let (factors, s) = read_varied(&mut recs, frame);
         assert_eq!(factors.surface, "light-wood");
-        let img = image::open(&image).unwrap().to_rgb8();
-        let rec = recs.for_deck(&factors.deck).unwrap().recognise(&img);
-        let s = score(&truth, &rec);
         assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
         assert!(s.correct >= 45, "{frame}: {s}");
     }
