@@ -310,13 +310,13 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         // the frame blurred, as little as makes it one colour, up to a
         // quarter of the smallest card.
         if model.as_ref().is_none_or(|m| m.loose()) {
-            // In the halved frame's pixels.
-            let most = (MIN_SHORT * w as f32 / 8.0).round() as usize;
-            let half = outline::halve(frame);
+            // In the edge map's grid, whose colours are the frame's means.
+            let grid = edges.image();
+            let most = (MIN_SHORT * w as f32 / (4 * edges.scale) as f32).round() as usize;
             let mut r = 1;
             while r <= most {
-                if let Some(b) = TableModel::learn_blurred(&half, r, frame.width(), frame.height())
-                {
+                let (fw, fh) = (frame.width(), frame.height());
+                if let Some(b) = TableModel::learn_blurred(&grid, edges.scale, r, fw, fh) {
                     region_table = model.replace(b);
                     break;
                 }

@@ -178,6 +178,17 @@ impl Edges {
         }
     }
 
+    /// The grid's colours as an image: the frame at `1 / scale` its size,
+    /// each pixel the mean of the frame's it covers.
+    pub fn image(&self) -> RgbImage {
+        RgbImage::from_raw(
+            self.w as u32,
+            self.h as u32,
+            self.rgb.iter().flatten().copied().collect(),
+        )
+        .expect("one colour a grid pixel")
+    }
+
     fn is_edge(&self, i: usize) -> bool {
         self.mag[i] > self.threshold
     }
@@ -675,21 +686,28 @@ impl TableModel {
     }
 
     /// The model of a patterned cloth (checks, stripes) or of a table in
-    /// pieces (planks), learned from the frame blurred: `half` is the
-    /// `w`×`h` frame halved ([`halve`]), blurred over `r` of its pixels.
-    /// `None` unless the blurred table is one colour ([`Self::tight`]).
-    pub fn learn_blurred(half: &RgbImage, r: usize, w: u32, h: u32) -> Option<TableModel> {
-        let blurred = box_blur(half, r);
+    /// pieces (planks), learned from the frame blurred: `grid` is the
+    /// `w`×`h` frame at `1 / scale` its size ([`Edges::image`]), blurred
+    /// over `r` of its pixels. `None` unless the blurred table is one
+    /// colour ([`Self::tight`]).
+    pub fn learn_blurred(
+        grid: &RgbImage,
+        scale: usize,
+        r: usize,
+        w: u32,
+        h: u32,
+    ) -> Option<TableModel> {
+        let blurred = box_blur(grid, r);
         let edges = Edges::new(&blurred);
         let regions = regions(&edges);
         let mut model = TableModel::learn(&edges, &regions.objects)?;
         if !model.tight() {
             return None;
         }
-        // The grid's pixels are the half frame's, or coarser.
-        model.scale *= 2;
-        model.blurred = Some(double(&blurred, w, h));
-        model.blur = 2 * r;
+        // The model's pixels are the grid's, or coarser.
+        model.scale *= scale;
+        model.blurred = Some(enlarge(&blurred, scale as u32, w, h));
+        model.blur = scale * r;
         Some(model)
     }
 
@@ -858,29 +876,11 @@ fn blur_columns(src: &[u16], dst: &mut [u16], w: usize, h: usize, r: usize) {
     }
 }
 
-/// `frame` at half size, each pixel the mean of four.
-pub(super) fn halve(frame: &RgbImage) -> RgbImage {
-    let (w, h) = (frame.width() / 2, frame.height() / 2);
-    RgbImage::from_fn(w.max(1), h.max(1), |x, y| {
-        let mut acc = [0u32; 3];
-        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-            let p = frame.get_pixel(
-                (2 * x + dx).min(frame.width() - 1),
-                (2 * y + dy).min(frame.height() - 1),
-            );
-            for c in 0..3 {
-                acc[c] += u32::from(p[c]);
-            }
-        }
-        image::Rgb(acc.map(|v| ((v + 2) / 4) as u8))
-    })
-}
-
-/// `half` (from [`halve`]) back at `w`×`h`, each pixel repeated.
-fn double(half: &RgbImage, w: u32, h: u32) -> RgbImage {
-    let (hw, hh) = (half.width(), half.height());
+/// `small` back at `w`×`h`, `scale` times its size, each pixel repeated.
+fn enlarge(small: &RgbImage, scale: u32, w: u32, h: u32) -> RgbImage {
+    let (sw, sh) = (small.width(), small.height());
     RgbImage::from_fn(w, h, |x, y| {
-        *half.get_pixel((x / 2).min(hw - 1), (y / 2).min(hh - 1))
+        *small.get_pixel((x / scale).min(sw - 1), (y / scale).min(sh - 1))
     })
 }
 

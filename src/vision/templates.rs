@@ -227,11 +227,11 @@ fn kind_order(token: Token) -> usize {
 /// Fine grid: half cells, with one more all round so that the grids can be
 /// read shifted by half a cell either way.
 const FW: usize = 2 * LW + 2;
+const FH: usize = 2 * LH + 2;
 /// Rectified pixels per fine cell, across and down, for a read of the
 /// faces alone. A whole number: cells of uneven pixel counts distort the
 /// features.
 const SAMPLE_SCALE: u32 = 2;
-const FH: usize = 2 * LH + 2;
 
 /// A card added up on the fine grid.
 struct Fine {
