@@ -98,6 +98,9 @@ fn main() -> Result<(), String> {
                     ""
                 }
             );
+            if !s.wrong_cells.is_empty() {
+                println!("          wrong (read/truth): {}", s.wrong_cells.join(", "));
+            }
         }
     }
     Ok(())

@@ -687,9 +687,13 @@ fn snapped(frame: &RgbImage, quad: &Quad, source: Source) -> Quad {
     match outline::snap(frame, &quad.corners, inward, outward, Prefer::Outermost) {
         Some(c) => {
             let q = quad_of(portrait(c));
-            // A snap that changed the card's shape caught something else.
-            let kept = (q.aspect - quad.aspect).abs() < 0.12
-                || card_shaped(q.aspect, 1.0) && !card_shaped(quad.aspect, 1.0);
+            // A snap that changed the card's shape much caught something
+            // else. A pale card on a pale table is found by its printed
+            // frame (a region) or with its shadow (a hole), a sixth off its
+            // shape: snapped onto its edge, it stays card-shaped.
+            let change = (q.aspect - quad.aspect).abs();
+            let kept = change < 0.12
+                || card_shaped(q.aspect, 1.0) && (!card_shaped(quad.aspect, 1.0) || change < 0.2);
             if kept { q } else { quad.clone() }
         }
         None => quad.clone(),

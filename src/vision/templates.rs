@@ -43,7 +43,19 @@
 //!    nearest learned kind somewhere, if only at the crown), fails here even
 //!    when the margin looks fine;
 //! 3. for a deck learned from faces that carry the printable deck's corner
-//!    code, the code (when it reads) names the same card.
+//!    code, the code (when it reads) names the same card;
+//! 4. a **twin of another ink** does not fit better. Scaling the shape to
+//!    unit contrast throws away how dark the print is, and in some decks
+//!    that is all that tells a white piece (a thin grey outline) from a
+//!    black one (solid ink) once a small card's blur has filled the
+//!    outline. So each template keeps its contrast (the RMS the shape was
+//!    scaled by, as a log), and when the best kind has a twin of the same
+//!    piece whose shape is nearly its own, whose colour cells do not tell
+//!    them apart and whose contrast differs by 1.6× or more, the card's
+//!    contrast must lie on the best kind's side of the two, past their
+//!    geometric mean by 15% of the gap. Glare or a washed-out exposure
+//!    lowers every card's contrast, so a black card may then go unnamed:
+//!    `??`, never the white one.
 //!
 //! A back is also named with a smaller margin (0.35) when it is far nearer
 //! to the back than to every face (2.5×): it is one plain design, and glare
@@ -77,7 +89,10 @@ use crate::vision::cards::{Identify, RECT_H, RECT_W, rectify, rectify_to};
 const FORMAT: &str = "arbiter-deck-model";
 /// Bumped whenever the features or their encoding change: an old file must
 /// be relearned, not misread.
-const VERSION: i64 = 3;
+const VERSION: i64 = 4;
+/// Version 4 added each kind's contrast after the same grids: a version 3
+/// file is still read, its twins of another ink then told by shape alone.
+const VERSION_NO_CONTRAST: i64 = 3;
 
 /// Shape grid, cells across and down (cells come out roughly square).
 const LW: usize = 24;
@@ -104,6 +119,8 @@ const COLOUR_WEIGHT: f32 = 16.0;
 /// chromaticity.
 const SHAPE_STEP: f32 = 1.0 / 24.0;
 const COLOUR_STEP: f32 = 1.0 / 200.0;
+/// Quantisation step of a template's log contrast.
+const CONTRAST_STEP: f32 = 1.0 / 32.0;
 
 /// Smallest normalised margin that names a card.
 const MIN_MARGIN: f32 = 0.5;
@@ -118,6 +135,15 @@ const BACK_MARGIN: f32 = 0.35;
 const BACK_LEAD: f32 = 2.5;
 /// How much further a twin's colour cells must be than the best's.
 const TWIN_COLOUR: f32 = 3.0;
+/// Twin kinds (one piece) whose prints' log contrasts differ by this much
+/// (1.6×) are told apart by the contrast ...
+const INK_TWIN: f32 = 0.65;
+/// ... when a card's contrast is this share of their log difference past
+/// their geometric mean, towards the kind it is named.
+const INK_MARGIN: f32 = 0.15;
+/// ... unless their templates' distance is over this: then their shapes
+/// differ as well (an outlined piece with a visible hollow).
+const INK_SHAPE: f32 = 0.5;
 /// Largest mean distance to the best template that names a card.
 const MAX_DISTANCE: f32 = 0.9;
 /// Largest distance in any one block that names a card.
@@ -133,8 +159,12 @@ const MIN_SIDE: u32 = 48;
 #[derive(Clone)]
 struct Template {
     token: Token,
-    /// As stored in the file.
+    /// As stored in the file: the grids, then (from version 4) the print's
+    /// log contrast.
     raw: Vec<i8>,
+    /// The log of the print's contrast (see [`shape_grid`]), when the file
+    /// has it.
+    contrast: Option<f32>,
     /// Dequantised, upright and turned 180°.
     oriented: [Vec<f32>; 2],
 }
@@ -326,8 +356,9 @@ fn block_mean(fine: &Fine, fx: usize, fy: usize, k: usize) -> [f32; 3] {
 }
 
 /// The shape grid read from the fine grid shifted by `(sx, sy)` half cells
-/// (each −1, 0 or 1): log luminance less its plane, at unit RMS.
-fn shape_grid(fine: &Fine, sx: isize, sy: isize, shape: &mut [f32]) {
+/// (each −1, 0 or 1): log luminance less its plane, at unit RMS. Returns
+/// the RMS it was scaled by: the print's contrast.
+fn shape_grid(fine: &Fine, sx: isize, sy: isize, shape: &mut [f32]) -> f32 {
     for (i, o) in shape.iter_mut().enumerate() {
         let fx = (2 * (i % LW) + 1) as isize + sx;
         let fy = (2 * (i / LW) + 1) as isize + sy;
@@ -352,18 +383,20 @@ fn shape_grid(fine: &Fine, sx: isize, sy: isize, shape: &mut [f32]) {
         ss += *v * *v;
     }
     // A blank card must not have its noise blown up to full contrast.
-    let rms = (ss / NL as f32).sqrt().max(0.05);
+    let contrast = (ss / NL as f32).sqrt();
+    let rms = contrast.max(0.05);
     for v in shape.iter_mut() {
         *v /= rms;
     }
+    contrast
 }
 
 /// The shape and colour grids, unquantised, the shape read shifted by
 /// `(sx, sy)` half cells. The colour grid is coarse enough not to need the
 /// shift.
-fn grids(fine: &Fine, sx: isize, sy: isize) -> Vec<f32> {
+fn grids(fine: &Fine, sx: isize, sy: isize) -> (Vec<f32>, f32) {
     let mut out = vec![0.0f32; NF];
-    shape_grid(fine, sx, sy, &mut out[..NL]);
+    let contrast = shape_grid(fine, sx, sy, &mut out[..NL]);
     // Colour: chromaticity of 2×2 shape cells, after white balance on the
     // card's own paper (its brightest tenth): a warm or cool light, or a
     // camera's white balance, tints the whole card alike, and would
@@ -376,7 +409,7 @@ fn grids(fine: &Fine, sx: isize, sy: isize) -> Vec<f32> {
         out[NL + i] = (r - g) / total;
         out[NL + NC + i] = (b - g) / total;
     }
-    out
+    (out, contrast)
 }
 
 /// Per-channel gains that make the brightest tenth of the card's fine
@@ -424,7 +457,7 @@ const MAX_CAST: f32 = 0.35;
 /// to green.
 const MAX_TINT: f32 = 0.06;
 
-fn features(img: &RgbImage) -> Option<Vec<f32>> {
+fn features(img: &RgbImage) -> Option<(Vec<f32>, f32)> {
     Some(grids(&sample(img)?, 0, 0))
 }
 
@@ -534,10 +567,11 @@ impl DeckModel {
         let kinds: Vec<Template> = kinds
             .into_iter()
             .map(|(token, raw)| {
-                let up = dequantise(&raw);
+                let up = dequantise(&raw[..NF]);
                 let down = turned(&up);
                 Template {
                     token,
+                    contrast: raw.get(NF).map(|&c| f32::from(c) * CONTRAST_STEP),
                     raw,
                     oriented: [up, down],
                 }
@@ -589,9 +623,15 @@ impl DeckModel {
             if let Token::Up(card) = token {
                 coded &= read_corner_code(img) == Some(card);
             }
-            let f = features(&as_seen(img))
+            let (grids, contrast) = features(&as_seen(img))
                 .ok_or_else(|| format!("{}: too small", kind_name(token)))?;
-            kinds.push((token, quantise(&f)));
+            let mut raw = quantise(&grids);
+            raw.push(
+                (contrast.max(1e-3).ln() / CONTRAST_STEP)
+                    .round()
+                    .clamp(-127.0, 127.0) as i8,
+            );
+            kinds.push((token, raw));
         }
         if !kinds.iter().any(|k| k.0 == Token::Down) {
             return Err("no back among the faces".to_string());
@@ -669,7 +709,8 @@ impl DeckModel {
     /// The model as a small TOML file: a header, then one line per kind
     /// whose value is base64 of the quantised grids, `LW×LH` shape cells then
     /// `CW×CH` cells of `(R-G)/S` and of `(B-G)/S`, row by row, each a signed
-    /// byte (shape in steps of 1/24 RMS, colour of 1/200).
+    /// byte (shape in steps of 1/24 RMS, colour of 1/200), then one byte of
+    /// the log contrast (steps of 1/32).
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         s.push_str(
@@ -725,8 +766,9 @@ impl DeckModel {
                 ));
             }
         }
-        match table.get("version").and_then(|v| v.as_integer()) {
-            Some(VERSION) => {}
+        let version = table.get("version").and_then(|v| v.as_integer());
+        match version {
+            Some(VERSION | VERSION_NO_CONTRAST) => {}
             Some(v) => {
                 return Err(err(
                     key_line("version"),
@@ -775,10 +817,11 @@ impl DeckModel {
                 .as_str()
                 .and_then(unbase64)
                 .ok_or_else(|| err(line, format!("{name}: not a base64 string")))?;
-            if bytes.len() != NF {
+            let want = if version == Some(VERSION) { NF + 1 } else { NF };
+            if bytes.len() != want {
                 return Err(err(
                     line,
-                    format!("{name}: {} bytes, {NF} expected", bytes.len()),
+                    format!("{name}: {} bytes, {want} expected", bytes.len()),
                 ));
             }
             kinds.push((token, bytes.iter().map(|&b| b as i8).collect()));
@@ -831,7 +874,8 @@ impl DeckModel {
             return none;
         };
         let n = self.kinds.len();
-        let mut q = grids(&fine, 0, 0);
+        let (mut q, contrast) = grids(&fine, 0, 0);
+        let contrast = contrast.max(1e-3).ln();
         // Orientation per kind, from the unshifted read (upside down differs
         // far more than a half-cell shift); the colour grid is not shifted,
         // so its part of the distance is kept.
@@ -891,17 +935,91 @@ impl DeckModel {
         }
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| best[a].0.total_cmp(&best[b].0));
+        let piece = |k: usize| match self.kinds[k].token {
+            Token::Up(c) => Some(c.piece),
+            _ => None,
+        };
+        // Twins of one piece that differ in how dark their print is (an
+        // outlined white piece, a solid black one), with nearly one shape
+        // once scaled to unit contrast and colour cells that do not tell
+        // them apart: their contrasts, when their templates have them.
+        let ink_twins = |a: usize, b: usize| {
+            let (ca, cb) = (self.kinds[a].contrast?, self.kinds[b].contrast?);
+            let twins = a != b
+                && piece(a).is_some()
+                && piece(a) == piece(b)
+                && (ca - cb).abs() >= INK_TWIN
+                && self.pair[a * n + b][0] <= INK_SHAPE
+                && colour[b] < TWIN_COLOUR * colour[a] + 0.01
+                && colour[a] < TWIN_COLOUR * colour[b] + 0.01;
+            twins.then_some((ca, cb))
+        };
+        // The card's contrast lies clearly on `a`'s side of twins `a`, `b`.
+        // Blur, glare and a veil of light only ever lower a print's
+        // contrast, so the darker print is claimed from the midpoint
+        // between the two, the fainter one only well past it.
+        let ink_says = |a: usize, b: usize| {
+            ink_twins(a, b).is_none_or(|(ca, cb)| {
+                let mid = (ca + cb) / 2.0;
+                let past = if ca > cb { 0.0 } else { INK_MARGIN };
+                (contrast - mid) * (ca - mid).signum() > past * (ca - cb).abs()
+            })
+        };
+        // The two nearest are such twins: the contrast chooses between
+        // them, and the margin is taken to the nearest other kind. When
+        // the shapes clearly say one and the contrast the other, neither
+        // is named (below).
+        if order.len() >= 2 && ink_twins(order[0], order[1]).is_some() {
+            let (a, b) = (order[0], order[1]);
+            let shape_clear = (best[b].0 - best[a].0)
+                / self.pair[a * n + b][best[a].1 ^ best[b].1].max(1e-3)
+                >= MIN_MARGIN;
+            if ink_says(b, a) && !shape_clear {
+                order.swap(0, 1);
+            }
+            order.remove(1);
+        }
         let Some(&k1) = order.first() else {
             return none;
         };
+        // Every twin of another ink, however far, must be ruled out by the
+        // contrast.
+        let ink_clear = (0..n).all(|k| ink_says(k1, k));
         let (d1, o1) = best[k1];
         if let Some((_, g)) = reads.iter().find(|r| r.0 == shift[k1]) {
             q[..NL].copy_from_slice(g);
         }
         let block = worst_block(&q, &self.kinds[k1].oriented[o1]);
+        // The runner-up's colour distance. A twin of another colour with
+        // nearly the same shape and a stronger print than the card's is
+        // also compared faded: blur and a veil of light (glare,
+        // over-exposure) wash a print's hue out as they flatten its
+        // contrast, and a washed blue piece is a white one but for its hue.
+        let runner_colour = order.get(1).map(|&k2| {
+            let faded = match self.kinds[k2].contrast {
+                Some(c2)
+                    if piece(k2).is_some()
+                        && piece(k2) == piece(k1)
+                        && self.pair[k1 * n + k2][0] <= INK_SHAPE
+                        && contrast < c2 =>
+                {
+                    let fade = (contrast - c2).exp();
+                    let t = &self.kinds[k2].oriented[best[k2].1][NL..];
+                    let sum: f32 = q[NL..]
+                        .iter()
+                        .zip(t)
+                        .map(|(a, b)| (a - fade * b) * (a - fade * b))
+                        .sum();
+                    COLOUR_WEIGHT * sum / NC as f32
+                }
+                _ => f32::INFINITY,
+            };
+            colour[k2].min(faded)
+        });
         let (margin, runner_up) = match order.get(1) {
             Some(&k2) => {
                 let (d2, o2) = best[k2];
+                let d2 = d2 - colour[k2] + runner_colour.unwrap_or(colour[k2]);
                 let between = self.pair[k1 * n + k2][o1 ^ o2].max(1e-3);
                 ((d2 - d1) / between, d2)
             }
@@ -910,21 +1028,19 @@ impl DeckModel {
         // Twins: the runner-up is the same piece in another colour. The
         // piece is clear when every other piece is clearly further; the
         // colour when the twin's colour cells are clearly further.
-        let piece = |k: usize| match self.kinds[k].token {
-            Token::Up(c) => Some(c.piece),
-            _ => None,
-        };
         let twin_colour_clear = match order.get(1) {
             Some(&k2) if piece(k1).is_some() && piece(k1) == piece(k2) => {
                 let other = order
                     .iter()
                     .find(|&&k| piece(k) != piece(k1))
                     .map_or(f32::INFINITY, |&k| best[k].0);
-                other >= LEAD * d1 + 0.02 && colour[k2] >= TWIN_COLOUR * colour[k1] + 0.01
+                let twin = runner_colour.unwrap_or(colour[k2]);
+                other >= LEAD * d1 + 0.02 && twin >= TWIN_COLOUR * colour[k1] + 0.01
             }
             _ => false,
         };
         Judgement {
+            ink_clear,
             token: Some(self.kinds[k1].token),
             distance: d1,
             block,
@@ -949,6 +1065,8 @@ struct Judgement {
     /// piece is clearly further, and the colour cells clearly tell the two
     /// apart.
     twin_colour_clear: bool,
+    /// No twin of another ink (see [`INK_TWIN`]) is as near in contrast.
+    ink_clear: bool,
 }
 
 impl Judgement {
@@ -967,7 +1085,7 @@ impl Judgement {
     }
 
     fn fits(&self) -> bool {
-        self.distance <= MAX_DISTANCE && self.block <= MAX_BLOCK
+        self.distance <= MAX_DISTANCE && self.block <= MAX_BLOCK && self.ink_clear
     }
 }
 
@@ -1649,6 +1767,82 @@ mod tests {
         }
     }
 
+    /// A version 3 file (the grids without the contrast byte) is still
+    /// read, its kinds then without a contrast; a version 4 line without
+    /// the byte is an error naming the line.
+    #[test]
+    fn a_model_without_contrasts_is_still_read() {
+        let model = stand_in_model();
+        assert!(model.kinds.iter().all(|k| k.contrast.is_some()));
+        let text = model.to_text();
+        let strip = |line: &str| match line.split_once(" = \"") {
+            Some((name, value)) if kind_from_name(name).is_some() => {
+                let mut bytes = unbase64(value.trim_end_matches('"')).unwrap();
+                bytes.pop();
+                format!("{name} = \"{}\"", base64(&bytes))
+            }
+            _ => line.to_string(),
+        };
+        let old: String = text.lines().map(|l| strip(l) + "\n").collect();
+        let read =
+            DeckModel::parse("old.toml", &old.replace("version = 4", "version = 3")).unwrap();
+        assert_eq!(read.kinds(), model.kinds());
+        assert!(read.kinds.iter().all(|k| k.contrast.is_none()));
+        for (a, b) in read.kinds.iter().zip(&model.kinds) {
+            assert_eq!(a.oriented, b.oriented, "{}", a.token);
+        }
+        let e = DeckModel::parse("new.toml", &old).unwrap_err();
+        assert!(
+            e.what.contains(&format!("{NF} bytes, {} expected", NF + 1)),
+            "{e}"
+        );
+    }
+
+    /// In the letters deck a white piece is a thin grey outline and a black
+    /// one solid ink: small and blurred, and scaled to unit contrast, they
+    /// are nearly one shape. Their contrasts tell them apart: a 44 px card
+    /// of either ink is named (a black one was `??`, its white twin as
+    /// near), and a black card under a veil of light (glare, an
+    /// over-exposed frame), fainter and fainter, may go unread but is never
+    /// named white.
+    #[test]
+    fn black_and_white_prints_are_told_by_their_contrast() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/letters");
+        let model = DeckModel::learn_dir(&dir).unwrap();
+        // As a 44 px card on screen, slightly out of focus, rectified.
+        let seen = |img: &RgbImage, veil: f32| {
+            let h = 44 * img.height() / img.width();
+            let small = image::imageops::resize(img, 44, h, FilterType::Triangle);
+            let mut small = image::imageops::blur(&small, 0.8);
+            for p in small.pixels_mut() {
+                p.0 =
+                    p.0.map(|v| (f32::from(v) * (1.0 - veil) + 255.0 * veil) as u8);
+            }
+            image::imageops::resize(&small, RECT_W, RECT_H, FilterType::Triangle)
+        };
+        let mut unread = 0;
+        for piece in ["K", "Q", "R", "B", "N", "P"] {
+            let [white, black] = ["w", "b"].map(|c| {
+                let name = format!("{c}{piece}");
+                let img = image::open(dir.join(format!("{name}.png")))
+                    .unwrap()
+                    .to_rgb8();
+                (kind_from_name(&name).unwrap(), img)
+            });
+            for (token, img) in [&white, &black] {
+                assert_eq!(model.identify(&seen(img, 0.0)).0, Some(*token), "{token}");
+            }
+            for step in 1..=8 {
+                let veil = step as f32 * 0.08;
+                let (token, _) = model.identify(&seen(&black.1, veil));
+                assert_ne!(token, Some(white.0), "{} under a veil of {veil}", black.0);
+                unread += usize::from(token.is_none());
+            }
+        }
+        // The veils do reach the white prints' contrast.
+        assert!(unread > 6 * 4, "{unread}");
+    }
+
     /// A learned deck's coloured back keeps its colour through the white
     /// balance: a lamp's warm or cool cast leaves it a back, and a plain
     /// cream or grey patch (a gap of table between cards) is not one. Under
@@ -1685,7 +1879,7 @@ mod tests {
     fn parse_errors_name_the_file_and_line() {
         let text = stand_in_model().to_text();
         let e =
-            DeckModel::parse("d.toml", &text.replace("version = 3", "version = 9")).unwrap_err();
+            DeckModel::parse("d.toml", &text.replace("version = 4", "version = 9")).unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("d.toml", Some(3)), "{e}");
         assert!(e.to_string().starts_with("d.toml:3: version 9"), "{e}");
 
