@@ -626,9 +626,9 @@ mod tests {
             ("light/006", 0),
             ("light/023", 0),
             ("lens-tilt/017", 7),
-            ("hard/006", 28),
-            ("mixed/001", 40),
-            ("sizes/003", 30),
+            ("hard/006", 26),
+            ("mixed/001", 38),
+            ("sizes/003", 28),
         ] {
             let (factors, s) = read_varied(&mut recs, frame);
             assert_eq!(factors.deck, "letters");
