@@ -990,39 +990,46 @@ impl DeckModel {
             q[..NL].copy_from_slice(g);
         }
         let block = worst_block(&q, &self.kinds[k1].oriented[o1]);
-        // The runner-up's colour distance. A twin of another colour with
-        // nearly the same shape and a stronger print than the card's is
-        // also compared faded: blur and a veil of light (glare,
+        // The runner-up, as (its distance, its colour distance, its
+        // template's distance from the best's). A twin of another colour
+        // with nearly the same shape and a stronger print than the card's
+        // is compared faded: blur and a veil of light (glare,
         // over-exposure) wash a print's hue out as they flatten its
-        // contrast, and a washed blue piece is a white one but for its hue.
-        let runner_colour = order.get(1).map(|&k2| {
-            let faded = match self.kinds[k2].contrast {
-                Some(c2)
-                    if piece(k2).is_some()
-                        && piece(k2) == piece(k1)
-                        && self.pair[k1 * n + k2][0] <= INK_SHAPE
-                        && contrast < c2 =>
-                {
-                    let fade = (contrast - c2).exp();
-                    let t = &self.kinds[k2].oriented[best[k2].1][NL..];
-                    let sum: f32 = q[NL..]
-                        .iter()
-                        .zip(t)
-                        .map(|(a, b)| (a - fade * b) * (a - fade * b))
-                        .sum();
-                    COLOUR_WEIGHT * sum / NC as f32
-                }
-                _ => f32::INFINITY,
+        // contrast, so a washed blue piece is a white one but for its hue.
+        // Its template's distance from the best's is then the faded one
+        // too, so that a card of the best's own hue keeps its margin.
+        let runner = order.get(1).map(|&k2| {
+            let (d2, o2) = best[k2];
+            let between = self.pair[k1 * n + k2][o1 ^ o2].max(1e-3);
+            let unfaded = (d2, colour[k2], between);
+            let Some(c2) = self.kinds[k2].contrast else {
+                return unfaded;
             };
-            colour[k2].min(faded)
-        });
-        let (margin, runner_up) = match order.get(1) {
-            Some(&k2) => {
-                let (d2, o2) = best[k2];
-                let d2 = d2 - colour[k2] + runner_colour.unwrap_or(colour[k2]);
-                let between = self.pair[k1 * n + k2][o1 ^ o2].max(1e-3);
-                ((d2 - d1) / between, d2)
+            if piece(k2).is_none()
+                || piece(k2) != piece(k1)
+                || self.pair[k1 * n + k2][0] > INK_SHAPE
+                || contrast >= c2
+            {
+                return unfaded;
             }
+            let fade = (contrast - c2).exp();
+            let (t1, t2) = (&self.kinds[k1].oriented[o1], &self.kinds[k2].oriented[o2]);
+            let faded_sq = |a: &[f32]| -> f32 {
+                a.iter()
+                    .zip(&t2[NL..])
+                    .map(|(x, y)| (x - fade * y) * (x - fade * y))
+                    .sum()
+            };
+            let colour2 = COLOUR_WEIGHT * faded_sq(&q[NL..]) / NC as f32;
+            if colour2 >= colour[k2] {
+                return unfaded;
+            }
+            let between = sum_sq(&t1[..NL], &t2[..NL]) / NL as f32
+                + COLOUR_WEIGHT * faded_sq(&t1[NL..]) / NC as f32;
+            (d2 - colour[k2] + colour2, colour2, between.max(1e-3))
+        });
+        let (margin, runner_up) = match runner {
+            Some((d2, _, between)) => ((d2 - d1) / between, d2),
             None => (1.0, f32::INFINITY),
         };
         // Twins: the runner-up is the same piece in another colour. The
@@ -1034,7 +1041,7 @@ impl DeckModel {
                     .iter()
                     .find(|&&k| piece(k) != piece(k1))
                     .map_or(f32::INFINITY, |&k| best[k].0);
-                let twin = runner_colour.unwrap_or(colour[k2]);
+                let twin = runner.map_or(colour[k2], |r| r.1);
                 other >= LEAD * d1 + 0.02 && twin >= TWIN_COLOUR * colour[k1] + 0.01
             }
             _ => false,
@@ -1841,6 +1848,28 @@ mod tests {
         }
         // The veils do reach the white prints' contrast.
         assert!(unread > 6 * 4, "{unread}");
+    }
+
+    /// A washed-out black piece is compared with its blue and red twins
+    /// faded as much as its own print: the margin is then measured against
+    /// the faded twin too, so a card whose colour cells are its own kind's
+    /// (neutral) keeps its name under a veil of light and a lilac cast.
+    /// Against the unfaded twins this silhouette knight was `??`.
+    #[test]
+    fn a_washed_out_piece_keeps_its_margin_over_faded_twins() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/silhouette");
+        let model = DeckModel::learn_dir(&dir).unwrap();
+        let img = image::open(dir.join("bN.png")).unwrap().to_rgb8();
+        let h = 44 * img.height() / img.width();
+        let mut small = image::imageops::resize(&img, 44, h, FilterType::Triangle);
+        let (veil, cast) = (0.4, [1.0, 0.94, 1.04]);
+        for p in small.pixels_mut() {
+            p.0 = std::array::from_fn(|k| {
+                ((f32::from(p.0[k]) * (1.0 - veil) + 255.0 * veil) * cast[k]).min(255.0) as u8
+            });
+        }
+        let card = image::imageops::resize(&small, RECT_W, RECT_H, FilterType::Triangle);
+        assert_eq!(model.identify(&card).0, kind_from_name("bN"));
     }
 
     /// A learned deck's coloured back keeps its colour through the white
