@@ -650,6 +650,27 @@ mod tests {
         }
     }
 
+    /// The typical card is measured from blobs that can be cards: not a
+    /// picture printed on a card (a stand-in's coloured square, card-shaped
+    /// when tilted, inside a larger card-shaped region), nor a speck
+    /// smaller than the least card. Taken from the pictures, every card was
+    /// "oversized" and none was read (0 of 22, 0 of 80); taken from a
+    /// speck, a gingham frame's cards were a hand (busy, 0 of 20).
+    #[test]
+    fn the_typical_card_is_no_picture_on_a_card_nor_a_speck() {
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        for (frame, least) in [
+            ("surfaces/015", 14),
+            ("surfaces/031", 35),
+            ("decks/015", 14),
+        ] {
+            let (_, s) = read_varied(&mut recs, frame);
+            assert_eq!(s.busy_extra, 0, "{frame}: busy without a hand");
+            assert_eq!(s.confident_wrong, 0, "{frame}: {s} {:?}", s.wrong_cells);
+            assert!(s.correct >= least, "{frame}: {s}");
+        }
+    }
+
     #[test]
     fn factor_tables_have_a_row_per_value() {
         let f = |surface: &str, card_px: f32, occluder: &str| FrameScore {

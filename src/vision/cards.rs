@@ -392,7 +392,34 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     };
     // A region is one card (a hole may be several touching): the regions
     // say what a card is when there are enough of them.
-    let count = |src: Source| first.iter().filter(|f| f.shaped && f.source == src).count();
+    // A picture printed on a card (a coloured square) is a blob of the
+    // colour mask, and card-shaped when tilted; lying inside a card-shaped
+    // region at least half again its size, it is no card. Nor is a blob
+    // too small to be a card.
+    let least_short = if on_felt { 0.0 } else { MIN_SHORT * w as f32 };
+    let no_card: Vec<bool> = first
+        .iter()
+        .map(|f| {
+            f.quad.short < least_short
+                || f.source == Source::Colour
+                    && first.iter().any(|g| {
+                        g.source == Source::Region
+                            && g.shaped
+                            && g.quad.area > 1.5 * f.quad.area
+                            && f.quad
+                                .corners
+                                .iter()
+                                .all(|&c| signed_distance(&g.quad.corners, c) < 2.0)
+                    })
+        })
+        .collect();
+    let count = |src: Source| {
+        first
+            .iter()
+            .zip(&no_card)
+            .filter(|(f, no)| f.shaped && !**no && f.source == src)
+            .count()
+    };
     // The typical card, from the colour mask's card-shaped blobs (when
     // `colour`) or the edge map's.
     let typical_of = |colour: bool| {
@@ -403,14 +430,16 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         } else {
             None
         };
-        let typical = |f: &&Candidate| {
+        let typical = |(f, no): &(&Candidate, &bool)| {
             f.shaped
+                && !**no
                 && (colour || f.source != Source::Colour)
                 && trusted.is_none_or(|t| f.source == t)
         };
+        let typical = || first.iter().zip(&no_card).filter(typical).map(|(f, _)| f);
         (
-            median(first.iter().filter(typical).map(|f| f.quad.area).collect()),
-            median(first.iter().filter(typical).map(|f| f.quad.short).collect()),
+            median(typical().map(|f| f.quad.area).collect()),
+            median(typical().map(|f| f.quad.short).collect()),
         )
     };
     let (typical_area, typical_short) = typical_of(true);
@@ -448,7 +477,6 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         Source::Hole => 1,
         Source::Region => 2,
     });
-    let least_short = if on_felt { 0.0 } else { MIN_SHORT * w as f32 };
     for Candidate {
         patch,
         boundary,
