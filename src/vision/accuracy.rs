@@ -534,9 +534,7 @@ mod tests {
     fn gaps_between_cards_are_not_read_as_backs() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         for frame in ["decks/020", "light/022", "lens-tilt/000"] {
-            let (_, s) = read_varied(&mut recs, frame);
-            assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
-            assert!(s.correct >= 3, "{frame}: {s}");
+            reads_right(&mut recs, frame, 3);
         }
     }
 
@@ -557,6 +555,15 @@ mod tests {
         (factors, score(&truth, &rec))
     }
 
+    /// Reads a varied frame and asserts that no card is named wrong and at
+    /// least `least` are named right; returns its factors and score.
+    fn reads_right(recs: &mut Recognisers, frame: &str, least: usize) -> (Factors, Score) {
+        let (factors, s) = read_varied(recs, frame);
+        assert_eq!(s.confident_wrong, 0, "{frame}: {s} {:?}", s.wrong_cells);
+        assert!(s.correct >= least, "{frame}: {s}");
+        (factors, s)
+    }
+
     #[test]
     fn touching_cards_are_read_from_their_neighbours() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
@@ -568,10 +575,8 @@ mod tests {
             ("hard/003", 14),
             ("decks/008", 55),
         ] {
-            let (factors, s) = read_varied(&mut recs, frame);
+            let (factors, _) = reads_right(&mut recs, frame, least);
             assert!(factors.gap < 0.05, "{frame}: cards touch");
-            assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
-            assert!(s.correct >= least, "{frame}: {s}");
         }
     }
 
@@ -582,9 +587,8 @@ mod tests {
     fn no_card_is_read_on_bare_wood_beside_a_card() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         let frame = "surfaces/006";
-        let (factors, s) = read_varied(&mut recs, frame);
+        let (factors, _) = reads_right(&mut recs, frame, 0);
         assert_eq!(factors.surface, "light-wood");
-        assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
     }
 
     /// A cloth of fine checks is two colours at a card's scale, so no
@@ -595,10 +599,8 @@ mod tests {
     fn cards_on_fine_gingham_are_found_by_the_cloth_blurred() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         for (frame, least) in [("light/010", 45), ("mixed/010", 15)] {
-            let (factors, s) = read_varied(&mut recs, frame);
+            let (factors, _) = reads_right(&mut recs, frame, least);
             assert_eq!(factors.surface, "gingham");
-            assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
-            assert!(s.correct >= least, "{frame}: {s}");
         }
     }
 
@@ -609,10 +611,8 @@ mod tests {
     fn cards_on_planks_are_found_by_the_wood_blurred() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         let frame = "lens-tilt/008";
-        let (factors, s) = read_varied(&mut recs, frame);
+        let (factors, _) = reads_right(&mut recs, frame, 45);
         assert_eq!(factors.surface, "light-wood");
-        assert_eq!(s.confident_wrong, 0, "{frame}: {s}");
-        assert!(s.correct >= 45, "{frame}: {s}");
     }
 
     /// Letters-deck frames where a black piece was read white or a white
@@ -630,10 +630,8 @@ mod tests {
             ("mixed/001", 38),
             ("sizes/003", 28),
         ] {
-            let (factors, s) = read_varied(&mut recs, frame);
+            let (factors, _) = reads_right(&mut recs, frame, least);
             assert_eq!(factors.deck, "letters");
-            assert_eq!(s.confident_wrong, 0, "{frame}: {s} {:?}", s.wrong_cells);
-            assert!(s.correct >= least, "{frame}: {s}");
         }
     }
 
@@ -644,9 +642,7 @@ mod tests {
     fn a_snap_that_moves_an_outline_onto_the_card_is_kept() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         for (frame, least) in [("decks/018", 26), ("sizes/001", 23)] {
-            let (_, s) = read_varied(&mut recs, frame);
-            assert_eq!(s.confident_wrong, 0, "{frame}: {s} {:?}", s.wrong_cells);
-            assert!(s.correct >= least, "{frame}: {s}");
+            reads_right(&mut recs, frame, least);
         }
     }
 
@@ -664,10 +660,8 @@ mod tests {
             ("surfaces/031", 35),
             ("decks/015", 14),
         ] {
-            let (_, s) = read_varied(&mut recs, frame);
+            let (_, s) = reads_right(&mut recs, frame, least);
             assert_eq!(s.busy_extra, 0, "{frame}: busy without a hand");
-            assert_eq!(s.confident_wrong, 0, "{frame}: {s} {:?}", s.wrong_cells);
-            assert!(s.correct >= least, "{frame}: {s}");
         }
     }
 
