@@ -136,7 +136,7 @@ const BACK_LEAD: f32 = 2.5;
 /// How much further a twin's colour cells must be than the best's.
 const TWIN_COLOUR: f32 = 3.0;
 /// Twin kinds (one piece) whose prints' log contrasts differ by this much
-/// (1.6×) are told apart by the contrast ...
+/// (1.9×; a blue or red print is nearer a white one) are told apart by the contrast ...
 const INK_TWIN: f32 = 0.65;
 /// ... when a card's contrast is this share of their log difference past
 /// their geometric mean, towards the kind it is named.
