@@ -49,13 +49,20 @@
 //!    that is all that tells a white piece (a thin grey outline) from a
 //!    black one (solid ink) once a small card's blur has filled the
 //!    outline. So each template keeps its contrast (the RMS the shape was
-//!    scaled by, as a log), and when the best kind has a twin of the same
-//!    piece whose shape is nearly its own, whose colour cells do not tell
-//!    them apart and whose contrast differs by 1.6× or more, the card's
-//!    contrast must lie on the best kind's side of the two, past their
-//!    geometric mean by 15% of the gap. Glare or a washed-out exposure
-//!    lowers every card's contrast, so a black card may then go unnamed:
-//!    `??`, never the white one.
+//!    scaled by, as a log). Twins of one piece whose shapes are nearly
+//!    alike, whose colour cells do not tell them apart and whose contrasts
+//!    differ by 1.9× or more are told apart by the card's contrast: the
+//!    darker print from their geometric mean up, the fainter one only 15%
+//!    of the gap below it (blur, glare and a washed-out exposure only ever
+//!    lower a contrast). When the two nearest kinds are such twins, the
+//!    contrast chooses between them and the margin is taken to the next
+//!    kind; when the shapes clearly say one and the contrast the other, or
+//!    the contrast is between, the card is `??`, never the other ink.
+//!
+//! A runner-up twin of another colour (same shape) with a stronger print
+//! than the card's is compared with its colour faded as much as the
+//! card's contrast: glare washes a blue piece's hue out as it flattens its
+//! contrast.
 //!
 //! A back is also named with a smaller margin (0.35) when it is far nearer
 //! to the back than to every face (2.5×): it is one plain design, and glare
@@ -136,7 +143,8 @@ const BACK_LEAD: f32 = 2.5;
 /// How much further a twin's colour cells must be than the best's.
 const TWIN_COLOUR: f32 = 3.0;
 /// Twin kinds (one piece) whose prints' log contrasts differ by this much
-/// (1.9×; a blue or red print is nearer a white one) are told apart by the contrast ...
+/// (1.9×; a blue or red print is nearer a white one) are told apart by the
+/// contrast ...
 const INK_TWIN: f32 = 0.65;
 /// ... when a card's contrast is this share of their log difference past
 /// their geometric mean, towards the kind it is named.
