@@ -565,6 +565,17 @@ mod tests {
     }
 
     #[test]
+    fn touching_cards_part_along_their_seam() {
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        // Dense blocks on dark wood and on purple felt: 1 of 64 and 20 of
+        // 43 cells right before the edges were thinned to their crests.
+        for (frame, least) in [("light/000", 40), ("surfaces/003", 36)] {
+            let (factors, _) = reads_right(&mut recs, frame, least);
+            assert!(factors.gap < 0.05, "{frame}: cards touch");
+        }
+    }
+
+    #[test]
     fn touching_cards_are_read_from_their_neighbours() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
         // decks/008 is a learned deck at 41 px: its reads must sample as

@@ -300,8 +300,8 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     let mut table: Option<TableModel> = None;
     // The table's largest region's own colours, unblurred (for hands).
     let mut region_table: Option<TableModel> = None;
-    let (blobs, objects, edges) = if on_felt {
-        (felt.blobs(), Vec::new(), None)
+    let (blobs, thin_blobs, objects, edges) = if on_felt {
+        (felt.blobs(), Vec::new(), Vec::new(), None)
     } else {
         let regions = outline::regions(&edges);
         let mut model = TableModel::learn(&edges, &regions.objects);
@@ -332,14 +332,21 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             let fine = edges.with_threshold(FINE_THRESHOLD);
             blobs.extend(outline::regions(&fine).blobs);
         }
+        // The edges thinned to their crests and traced: touching cards
+        // part along their seam, and a faint stretch of a card's outline
+        // no longer opens it (see [`Edges::thinned`]). Their candidates
+        // are read, but say nothing of the typical card or of hands (a
+        // hand's fingers are regions of it too).
+        let thin = outline::regions(&edges.thinned()).blobs;
         table = model;
-        (blobs, regions.objects, Some(edges))
+        (blobs, thin, regions.objects, Some(edges))
     };
     let max_area = w * h / 5;
     let mut first: Vec<Candidate> = Vec::new();
     // Blobs of the colour mask holding many touching cards: their outlines.
     let mut blocks: Vec<Vec<(f32, f32)>> = Vec::new();
-    for blob in blobs {
+    let tagged = blobs.into_iter().map(|b| (b, false));
+    for (blob, thin) in tagged.chain(thin_blobs.into_iter().map(|b| (b, true))) {
         if blob.area > max_area && blob.source == Source::Colour {
             let boundary = Patch::new(&blob.runs).boundary();
             blocks.push(boundary.iter().map(|e| e.p).collect());
@@ -383,6 +390,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             fill,
             shaped,
             source: blob.source,
+            thin,
         });
     }
     // The typical card, from the card-shaped blobs.
@@ -404,6 +412,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
                 || f.source == Source::Colour
                     && first.iter().any(|g| {
                         g.source == Source::Region
+                            && !g.thin
                             && g.shaped
                             && g.quad.area > 1.5 * f.quad.area
                             && f.quad
@@ -413,19 +422,19 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
                     })
         })
         .collect();
-    let count = |src: Source| {
+    let count = |src: Source, thin: bool| {
         first
             .iter()
             .zip(&no_card)
-            .filter(|(f, no)| f.shaped && !**no && f.source == src)
+            .filter(|(f, no)| f.shaped && !**no && (thin || !f.thin) && f.source == src)
             .count()
     };
     // The typical card, from the colour mask's card-shaped blobs (when
-    // `colour`) or the edge map's.
-    let typical_of = |colour: bool| {
-        let trusted = if colour && count(Source::Colour) >= 1 {
+    // `colour`) or the edge map's (the thinned one's too, when `thin`).
+    let typical_of = |colour: bool, thin: bool| {
+        let trusted = if colour && count(Source::Colour, thin) >= 1 {
             Some(Source::Colour)
-        } else if count(Source::Region) >= 3 {
+        } else if count(Source::Region, thin) >= 3 {
             Some(Source::Region)
         } else {
             None
@@ -433,6 +442,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         let typical = |(f, no): &(&Candidate, &bool)| {
             f.shaped
                 && !**no
+                && (thin || !f.thin)
                 && (colour || f.source != Source::Colour)
                 && trusted.is_none_or(|t| f.source == t)
         };
@@ -442,16 +452,16 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             median(typical().map(|f| f.quad.short).collect()),
         )
     };
-    let (typical_area, typical_short) = typical_of(true);
+    let (typical_area, typical_short) = typical_of(true, true);
     // Hands are judged as on the unblurred frame: a blurred cloth's colour
     // is a mean of its pattern or grain (pale wood's is a pale hand's), and
     // its blobs hold a hand's pieces as well as cards. Only the table's own
     // region's colours spare a piece of table.
     let blurred = table.as_ref().is_some_and(|t| t.blurred().is_some());
-    let (hand_area, hand_short) = typical_of(!blurred);
+    let (hand_area, hand_short) = typical_of(!blurred, false);
     let cards: Vec<&Quad> = first
         .iter()
-        .filter(|f| f.shaped && !(blurred && f.source == Source::Colour))
+        .filter(|f| f.shaped && !f.thin && !(blurred && f.source == Source::Colour))
         .map(|f| &f.quad)
         .collect();
     let hands = match &edges {
@@ -484,6 +494,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         fill,
         shaped,
         source,
+        thin: _,
     } in first
     {
         let oversized = typical_area.is_some_and(|t| quad.area > 1.5 * t);
@@ -696,6 +707,9 @@ struct Candidate {
     /// Card-shaped once snapped.
     shaped: bool,
     source: Source,
+    /// From the thinned edge map: read, but not counted for the typical
+    /// card nor kept out of a hand.
+    thin: bool,
 }
 
 /// `quad` with its sides moved onto the card's edge in the frame (see

@@ -56,6 +56,9 @@ pub(super) struct Edges {
     pub threshold: u8,
     /// Mean colour of each grid pixel.
     pub rgb: Vec<[u8; 3]>,
+    /// The gradient's direction at each grid pixel (of the channel that
+    /// gave `mag`), quantised to 0°, 45°, 90°, 135°: 0–3.
+    pub dir: Vec<u8>,
 }
 
 impl Edges {
@@ -100,6 +103,7 @@ impl Edges {
         // the mean's fixed point, 4 from the weights), 4× for chroma, then
         // halved again in importance: luminance /16, chroma /8 (4, and ½).
         let mut mag = vec![0u8; n];
+        let mut dir = vec![0u8; n];
         let mut tmp = vec![0i32; n];
         for (c, chan) in chans.iter_mut().enumerate() {
             smooth(chan, &mut tmp, w, h);
@@ -123,6 +127,7 @@ impl Edges {
                     let m = ((gx * gx + gy * gy).sqrt() / unit).min(255.0) as u8;
                     if m > mag[i] {
                         mag[i] = m;
+                        dir[i] = quantised_direction(gx, gy);
                     }
                 }
             }
@@ -157,6 +162,79 @@ impl Edges {
             mag,
             threshold,
             rgb,
+            dir,
+        }
+    }
+
+    /// The edges thinned to their crests and traced: a pixel is an edge
+    /// where its gradient is the largest across the edge (non-maximum
+    /// suppression) and either beats the threshold or joins, through such
+    /// crests, one that does (hysteresis down to half of it). A card's
+    /// outline is then a closed line one pixel wide even where a stretch
+    /// of it is faint (white on a pale cloth) and where it touches the
+    /// next card (their seam is one crest), so each card is a region.
+    pub fn thinned(&self) -> Edges {
+        let (w, h) = (self.w, self.h);
+        let mut crest = vec![false; w * h];
+        for y in 1..h.saturating_sub(1) {
+            for x in 1..w - 1 {
+                let i = y * w + x;
+                let m = self.mag[i];
+                if m == 0 {
+                    continue;
+                }
+                let (dx, dy): (isize, isize) = match self.dir[i] {
+                    0 => (1, 0),
+                    1 => (1, 1),
+                    2 => (0, 1),
+                    _ => (-1, 1),
+                };
+                let at = |k: isize| self.mag[(i as isize + dy * k * w as isize + dx * k) as usize];
+                crest[i] = m >= at(1) && m > at(-1);
+            }
+        }
+        let low = self.threshold / 2;
+        let mut edge = vec![false; w * h];
+        let mut stack: Vec<usize> = (0..w * h)
+            .filter(|&i| crest[i] && self.mag[i] > self.threshold)
+            .collect();
+        for &i in &stack {
+            edge[i] = true;
+        }
+        while let Some(i) = stack.pop() {
+            let (x, y) = ((i % w) as isize, (i / w) as isize);
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let (nx, ny) = (x + dx, y + dy);
+                    if nx < 0 || ny < 0 || nx >= w as isize || ny >= h as isize {
+                        continue;
+                    }
+                    let j = ny as usize * w + nx as usize;
+                    if !edge[j] && crest[j] && self.mag[j] > low {
+                        edge[j] = true;
+                        stack.push(j);
+                    }
+                }
+            }
+        }
+        let mut mag: Vec<u8> = edge.iter().map(|&e| if e { 255 } else { 0 }).collect();
+        // The outer ring stays an edge (see `new`).
+        for x in 0..w {
+            mag[x] = 255;
+            mag[(h - 1) * w + x] = 255;
+        }
+        for y in 0..h {
+            mag[y * w] = 255;
+            mag[y * w + w - 1] = 255;
+        }
+        Edges {
+            w,
+            h,
+            scale: self.scale,
+            mag,
+            threshold: 128,
+            rgb: self.rgb.clone(),
+            dir: Vec::new(),
         }
     }
 
@@ -175,6 +253,7 @@ impl Edges {
             mag: self.mag.clone(),
             threshold,
             rgb: Vec::new(),
+            dir: Vec::new(),
         }
     }
 
@@ -191,6 +270,22 @@ impl Edges {
 
     fn is_edge(&self, i: usize) -> bool {
         self.mag[i] > self.threshold
+    }
+}
+
+/// A gradient's direction quantised to the nearest of 0°, 45°, 90° and
+/// 135° (y down): 0–3.
+fn quantised_direction(gx: f32, gy: f32) -> u8 {
+    // tan 22.5° ≈ 0.4142
+    let (ax, ay) = (gx.abs(), gy.abs());
+    if ay <= 0.4142 * ax {
+        0
+    } else if ax <= 0.4142 * ay {
+        2
+    } else if (gx > 0.0) == (gy > 0.0) {
+        1
+    } else {
+        3
     }
 }
 
@@ -887,6 +982,35 @@ fn enlarge(small: &RgbImage, scale: u32, w: u32, h: u32) -> RgbImage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Thinned, a step is one pixel wide; a stretch of it too faint for
+    /// the threshold is kept where it continues a clear one, and dropped
+    /// where it stands alone.
+    #[test]
+    fn thinned_edges_are_one_pixel_wide_and_traced_from_clear_ones() {
+        // Rows 0–49: a step at x = 100 that fades from clear at the top
+        // to faint from y = 30 on. Rows 70–89: a faint step alone.
+        let frame = RgbImage::from_fn(200, 100, |x, y| {
+            let v = match y {
+                _ if x < 100 => 120,
+                0..30 => 128 + 72 * (30 - y) / 30,
+                30..50 | 70..90 => 128,
+                _ => 120,
+            };
+            image::Rgb([v as u8, v as u8, v as u8])
+        });
+        let edges = Edges::new(&frame);
+        let thin = edges.thinned();
+        let on = |e: &Edges, y: usize| (95..106).filter(|&x| e.is_edge(y * e.w + x)).count();
+        // The clear stretch: a band in the edge map, one pixel thinned.
+        assert!(on(&edges, 10) >= 2, "{}", on(&edges, 10));
+        assert_eq!(on(&thin, 10), 1);
+        // The faint stretch below it: no edge at the threshold, traced.
+        assert_eq!(on(&edges, 40), 0);
+        assert_eq!(on(&thin, 40), 1);
+        // The faint step alone is not.
+        assert_eq!(on(&thin, 80), 0);
+    }
 
     /// Checks finer than the blur become their mean colour; a region
     /// larger than it keeps its own colour in its middle.
