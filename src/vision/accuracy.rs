@@ -575,6 +575,16 @@ mod tests {
         }
     }
 
+    /// Printed cards on pale linen: their white margin is as pale as the
+    /// cloth, so the hole the edge map finds is what lies inside the
+    /// printed border (23 of 49 cells read before the hole was also
+    /// snapped outward onto the card's edge).
+    #[test]
+    fn a_hole_inside_a_printed_border_is_widened_to_the_card() {
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        reads_right(&mut recs, "light/002", 25);
+    }
+
     #[test]
     fn touching_cards_are_read_from_their_neighbours() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));

@@ -510,7 +510,19 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             if read_already {
                 continue;
             }
-            let d = judge(frame, &hands, &quad, id, source);
+            let mut d = judge(frame, &hands, &quad, id, source);
+            // A hole is the card with its edge band, unless the card's
+            // margin is as pale as the table: then it is what lies inside
+            // the card's printed border, and the card's edge is outside.
+            if d.token.is_none()
+                && source == Source::Hole
+                && let Some(wider) = outward_snap(frame, &quad)
+            {
+                let again = judge(frame, &hands, &wider, id, source);
+                if again.token.is_some() {
+                    d = again;
+                }
+            }
             // A throne pair seen steeply can look like one long card; only
             // one that fails to read is worth a second look.
             let big = typical_area.is_none_or(|t| quad.area > 1.2 * t);
@@ -740,6 +752,20 @@ fn snapped(frame: &RgbImage, quad: &Quad, source: Source) -> Quad {
         }
         None => quad.clone(),
     }
+}
+
+/// `quad` moved outward onto the card's edge, as a region inside the
+/// card's print is ([`snapped`]), when that keeps it card-shaped.
+fn outward_snap(frame: &RgbImage, quad: &Quad) -> Option<Quad> {
+    let c = outline::snap(
+        frame,
+        &quad.corners,
+        2.0,
+        0.14 * quad.short + 2.0,
+        Prefer::Outermost,
+    )?;
+    let q = quad_of(portrait(c));
+    (card_shaped(q.aspect, 1.0) && q.area > quad.area).then_some(q)
 }
 
 /// How far a throne's partner may stick out from under the top card, over
