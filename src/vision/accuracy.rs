@@ -575,6 +575,15 @@ mod tests {
         }
     }
 
+    /// A lamp's glare washes a white knight's print out until it is as
+    /// plain as the silhouette deck's near-black back; its paper stays as
+    /// light as the faces beside it, so it is not read as the back.
+    #[test]
+    fn a_face_washed_out_by_glare_is_no_dark_back() {
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        reads_right(&mut recs, "decks/016", 45);
+    }
+
     /// Printed cards on pale linen: their white margin is as pale as the
     /// cloth, so the hole the edge map finds is what lies inside the
     /// printed border (23 of 49 cells read before the hole was also

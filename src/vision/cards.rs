@@ -197,6 +197,14 @@ pub trait Identify {
     ) -> (Option<Token>, f32) {
         self.identify_in(frame, corners)
     }
+
+    /// The back's mean lightness over the faces' paper, as the deck was
+    /// learned: a dark back is far darker than a face's paper under any
+    /// light, so a card read as that back while as light as the faces read
+    /// beside it is a face washed out by glare. `None`: not known.
+    fn back_lightness(&self) -> Option<f32> {
+        None
+    }
 }
 
 /// The bundled printable deck read by its corner code (and its back by its
@@ -618,10 +626,69 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         }
         super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id);
     }
+    if let Some(back) = id.back_lightness() {
+        unwash_backs(frame, &mut cards, back);
+    }
     Finding {
         cards: cards.into_iter().map(|c| c.0).collect(),
         hand,
     }
+}
+
+/// How much lighter than the deck's back, over the faces' paper, a card
+/// read as the back may be: glare and exposure lift a dark back, but not
+/// to the paper of the faces around it.
+const BACK_LIGHTER: f32 = 0.45;
+
+/// Unreads the backs of a deck with a dark back that are nearly as light
+/// as the paper of the faces read in the same frame (`back` is the back's
+/// lightness over the paper, as learned): under a lamp's glare a face's
+/// print fades until it is as plain as a plain back, but its paper stays
+/// white. Needs two faces read to know the paper.
+fn unwash_backs(frame: &RgbImage, cards: &mut [(Detected, Source)], back: f32) {
+    let mut papers: Vec<f32> = cards
+        .iter()
+        .filter(|(d, _)| matches!(d.token, Some(Token::Up(_))))
+        .map(|(d, _)| lightness_in(frame, &d.corners).1)
+        .collect();
+    if papers.len() < 2 {
+        return;
+    }
+    papers.sort_by(f32::total_cmp);
+    let paper = papers[papers.len() / 2].max(1.0);
+    for (d, _) in cards.iter_mut() {
+        if d.token == Some(Token::Down)
+            && lightness_in(frame, &d.corners).0 / paper > back + BACK_LIGHTER
+        {
+            d.token = None;
+            d.confidence = 0.3;
+        }
+    }
+}
+
+/// The mean lightness inside a card's outline and the lightness its
+/// lightest tenth reaches, sampled on a grid inside a small inset.
+fn lightness_in(frame: &RgbImage, q: &[(f32, f32); 4]) -> (f32, f32) {
+    const N: usize = 10;
+    let mut v = Vec::with_capacity(N * N);
+    for i in 0..N {
+        for j in 0..N {
+            let (u, w) = (
+                0.12 + 0.76 * (i as f32 + 0.5) / N as f32,
+                0.12 + 0.76 * (j as f32 + 0.5) / N as f32,
+            );
+            let (x, y) = bilinear(q, u, w);
+            if let Some(c) = outline::sample(frame, x, y) {
+                v.push((c[0] + 2.0 * c[1] + c[2]) / 4.0);
+            }
+        }
+    }
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mean = v.iter().sum::<f32>() / v.len() as f32;
+    v.sort_by(f32::total_cmp);
+    (mean, v[v.len() * 9 / 10])
 }
 
 /// One card is often found twice (by its colour, as its own region and as

@@ -187,6 +187,10 @@ pub struct DeckModel {
     /// `pair[i * n + j][r]`: distance between kind `i` upright and kind `j`
     /// upright (`r` = 0) or turned (`r` = 1).
     pair: Vec<[f32; 2]>,
+    /// The back's mean lightness over the faces' paper (see
+    /// [`Identify::back_lightness`]); `None` in files learned before it
+    /// was kept.
+    back_lightness: Option<f32>,
 }
 
 impl PartialEq for DeckModel {
@@ -596,6 +600,7 @@ impl DeckModel {
             kinds,
             corner_code,
             pair,
+            back_lightness: None,
         }
     }
 
@@ -605,6 +610,7 @@ impl DeckModel {
     pub fn learn(faces: &[(Token, RgbImage)]) -> Result<DeckModel, String> {
         let mut kinds: Vec<(Token, Vec<i8>)> = Vec::new();
         let mut coded = true;
+        let (mut papers, mut back) = (Vec::new(), None);
         for (token, img) in faces {
             let token = *token;
             if token == Token::Unreadable {
@@ -630,6 +636,9 @@ impl DeckModel {
             }
             if let Token::Up(card) = token {
                 coded &= read_corner_code(img) == Some(card);
+                papers.push(paper_lightness(img));
+            } else if token == Token::Down {
+                back = Some(mean_lightness(img));
             }
             let (grids, contrast) = features(&as_seen(img))
                 .ok_or_else(|| format!("{}: too small", kind_name(token)))?;
@@ -645,7 +654,12 @@ impl DeckModel {
             return Err("no back among the faces".to_string());
         }
         coded &= kinds.iter().any(|k| k.0 != Token::Down);
-        Ok(DeckModel::from_templates(kinds, coded))
+        let mut model = DeckModel::from_templates(kinds, coded);
+        papers.sort_by(f32::total_cmp);
+        if let (Some(&paper), Some(back)) = (papers.get(papers.len() / 2), back) {
+            model.back_lightness = Some(back / paper.max(1.0));
+        }
+        Ok(model)
     }
 
     /// Reads `DIR/<kind>.png` (or `.jpg`, `.jpeg`) for each kind: `back`
@@ -718,7 +732,8 @@ impl DeckModel {
     /// whose value is base64 of the quantised grids, `LW×LH` shape cells then
     /// `CW×CH` cells of `(R-G)/S` and of `(B-G)/S`, row by row, each a signed
     /// byte (shape in steps of 1/24 RMS, colour of 1/200), then one byte of
-    /// the log contrast (steps of 1/32).
+    /// the log contrast (steps of 1/32). `back_lightness`, when known, is
+    /// the back's mean lightness over the faces' paper.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         s.push_str(
@@ -728,7 +743,11 @@ impl DeckModel {
         s.push_str(&format!(
             "shape_grid = [{LW}, {LH}]\ncolour_grid = [{CW}, {CH}]\n"
         ));
-        s.push_str(&format!("corner_code = {}\n\n[kinds]\n", self.corner_code));
+        s.push_str(&format!("corner_code = {}\n", self.corner_code));
+        if let Some(b) = self.back_lightness {
+            s.push_str(&format!("back_lightness = {b:.3}\n"));
+        }
+        s.push_str("\n[kinds]\n");
         for k in &self.kinds {
             let bytes: Vec<u8> = k.raw.iter().map(|&v| v as u8).collect();
             s.push_str(&format!(
@@ -837,7 +856,22 @@ impl DeckModel {
         if !kinds.iter().any(|k: &(Token, Vec<i8>)| k.0 == Token::Down) {
             return Err(err(key_line("[kinds]"), "no back in [kinds]".to_string()));
         }
-        Ok(DeckModel::from_templates(kinds, corner_code))
+        let back_lightness = match table.get("back_lightness") {
+            None => None,
+            Some(v) => Some(
+                v.as_float()
+                    .filter(|b| (0.0..=2.0).contains(b))
+                    .ok_or_else(|| {
+                        err(
+                            key_line("back_lightness"),
+                            "back_lightness must be a number from 0 to 2".to_string(),
+                        )
+                    })? as f32,
+            ),
+        };
+        let mut model = DeckModel::from_templates(kinds, corner_code);
+        model.back_lightness = back_lightness;
+        Ok(model)
     }
 
     pub fn load(path: &Path) -> Result<DeckModel, ParseError> {
@@ -1104,7 +1138,29 @@ impl Judgement {
     }
 }
 
+/// Lightness of a pixel, 0–255: `(R + 2G + B) / 4`.
+fn lightness(p: &image::Rgb<u8>) -> f32 {
+    (f32::from(p[0]) + 2.0 * f32::from(p[1]) + f32::from(p[2])) / 4.0
+}
+
+/// A face's paper: the lightness its lightest tenth reaches.
+fn paper_lightness(img: &RgbImage) -> f32 {
+    let mut v: Vec<f32> = img.pixels().step_by(7).map(lightness).collect();
+    v.sort_by(f32::total_cmp);
+    v.get(v.len() * 9 / 10).copied().unwrap_or(0.0)
+}
+
+/// A card's mean lightness.
+fn mean_lightness(img: &RgbImage) -> f32 {
+    let n = img.pixels().len().max(1);
+    img.pixels().map(lightness).sum::<f32>() / n as f32
+}
+
 impl Identify for DeckModel {
+    fn back_lightness(&self) -> Option<f32> {
+        self.back_lightness
+    }
+
     /// A deck read by its faces alone needs only the fine grid's cells:
     /// the card is rectified at `SAMPLE_SCALE` pixels a cell, not at full
     /// size (rectifying is most of the cost of a read). A deck with corner
@@ -1780,6 +1836,36 @@ mod tests {
         for bytes in [&b""[..], b"a", b"ab", b"abc", b"abcd", &[0, 255, 128, 7, 9]] {
             assert_eq!(unbase64(&base64(bytes)).as_deref(), Some(bytes));
         }
+    }
+
+    /// The back's lightness over the faces' paper is learned (a dark back
+    /// far under the paper, a pale one near it), written and read back; a
+    /// file without it reads as not known, and a bad value names its line.
+    #[test]
+    fn the_backs_lightness_is_learned_and_kept() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks");
+        let dark = DeckModel::learn_dir(&dir.join("silhouette")).unwrap();
+        let pale = DeckModel::learn_dir(&dir.join("letters")).unwrap();
+        let (d, p) = (dark.back_lightness.unwrap(), pale.back_lightness.unwrap());
+        assert!(d < 0.2 && p > 0.4, "{d} {p}");
+        let text = dark.to_text();
+        let read = DeckModel::parse("d.toml", &text).unwrap();
+        assert!((read.back_lightness.unwrap() - d).abs() < 1e-3);
+        let without: String = text
+            .lines()
+            .filter(|l| !l.starts_with("back_lightness"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(
+            DeckModel::parse("d.toml", &without).unwrap().back_lightness,
+            None
+        );
+        let bad = text.replace(
+            &format!("back_lightness = {d:.3}"),
+            "back_lightness = \"dark\"",
+        );
+        let e = DeckModel::parse("d.toml", &bad).unwrap_err();
+        assert!(e.what.contains("back_lightness") && e.line.is_some(), "{e}");
     }
 
     /// A version 3 file (the grids without the contrast byte) is still
