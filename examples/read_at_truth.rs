@@ -4,26 +4,19 @@
 //! finder or on the reader. Cards under a hand are left out.
 //! `cargo run --release --example read_at_truth` (about 100 s).
 use std::collections::HashMap;
-use std::path::Path;
 
 use arbiter::vision::cards::Identify;
-use arbiter::vision::fixtures::tables::{factors, render_frame, table_sets};
-use arbiter::vision::templates::DeckModel;
+use arbiter::vision::fixtures::tables::{DeckModels, factors, render_frame, table_sets};
 
 fn main() {
-    let mut models: HashMap<String, Option<DeckModel>> = HashMap::new();
+    let mut models = DeckModels::default();
     let mut by: HashMap<String, [usize; 4]> = HashMap::new();
     for set in table_sets() {
         for f in &set.frames {
             let scene = render_frame(f);
             let fac = factors(f, &scene);
             let deck = fac.deck.clone();
-            let model = models.entry(deck.clone()).or_insert_with(|| {
-                (deck != "printed").then(|| {
-                    DeckModel::learn_dir(&Path::new("fixtures/decks").join(&deck)).unwrap()
-                })
-            });
-            let model: &DeckModel = model.as_ref().unwrap_or(DeckModel::bundled());
+            let model = models.get(&deck).unwrap();
             for t in &scene.truth {
                 if t.visible < 0.99 {
                     continue;

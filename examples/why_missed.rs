@@ -7,11 +7,9 @@
 //! finder, not the reader, is to blame). Cards under a hand are left out.
 //! `cargo run --release --example why_missed` (about 60 s).
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use arbiter::vision::cards::{Detected, Identify, find};
-use arbiter::vision::fixtures::tables::{factors, render_frame, table_sets};
-use arbiter::vision::templates::DeckModel;
+use arbiter::vision::fixtures::tables::{DeckModels, factors, render_frame, table_sets};
 
 #[derive(Default)]
 struct Tally {
@@ -48,26 +46,15 @@ fn corner_error(a: &[(f32, f32); 4], b: &[(f32, f32); 4]) -> f32 {
 }
 
 fn main() {
-    let mut models: BTreeMap<String, Option<DeckModel>> = BTreeMap::new();
+    let mut models = DeckModels::default();
     let mut by: BTreeMap<String, Tally> = BTreeMap::new();
     for set in table_sets() {
         for f in &set.frames {
             let scene = render_frame(f);
             let fac = factors(f, &scene);
             let deck = fac.deck.clone();
-            let model = models.entry(deck.clone()).or_insert_with(|| {
-                (deck != "printed").then(|| {
-                    DeckModel::learn_dir(&Path::new("fixtures/decks").join(&deck)).unwrap()
-                })
-            });
-            let model: &DeckModel = model.as_ref().unwrap_or(DeckModel::bundled());
+            let model = models.get(&deck).unwrap();
             let found: Vec<Detected> = find(&scene.image, model).cards;
-            let gap = match fac.gap {
-                g if g < 0.01 => "gap 0 touching",
-                g if g < 0.15 => "gap 0-15%",
-                g if g < 0.3 => "gap 15-30%",
-                _ => "gap 30-50%",
-            };
             for t in &scene.truth {
                 if t.visible < 0.99 {
                     continue;
@@ -83,7 +70,7 @@ fn main() {
                 for key in [
                     "all".to_string(),
                     format!("surface {}", fac.surface),
-                    gap.to_string(),
+                    format!("gap {}", fac.gap_band()),
                     format!("width {}", fac.width_band()),
                     format!("deck {deck}"),
                 ] {

@@ -375,15 +375,6 @@ pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameSco
 
 /// The gap band of a frame: touching, or gaps up to 15, 30 or 50% of a
 /// card's width.
-fn gap_band(f: &Factors) -> &'static str {
-    match f.gap {
-        g if g <= 0.0 => "0 touching",
-        g if g < 0.15 => "0-15%",
-        g if g < 0.3 => "15-30%",
-        _ => "30-50%",
-    }
-}
-
 /// How a factor labels a frame.
 pub type Label = fn(&Factors) -> String;
 
@@ -392,7 +383,7 @@ pub const FACTORS: [(&str, Label); 8] = [
     ("surface", |f| f.surface.clone()),
     ("card width", |f| f.width_band().to_string()),
     ("tilt", |f| f.tilt_band().to_string()),
-    ("gap", |f| gap_band(f).to_string()),
+    ("gap", |f| f.gap_band().to_string()),
     ("occluder", |f| f.occluder.clone()),
     ("deck", |f| f.deck.clone()),
     ("light", |f| f.light.clone()),

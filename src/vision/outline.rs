@@ -132,16 +132,7 @@ impl Edges {
                 }
             }
         }
-        // The outer ring is edge: without it, every region that reaches the
-        // frame's side would join every other along the ring.
-        for x in 0..w {
-            mag[x] = 255;
-            mag[(h - 1) * w + x] = 255;
-        }
-        for y in 0..h {
-            mag[y * w] = 255;
-            mag[y * w + w - 1] = 255;
-        }
+        edge_ring(&mut mag, w, h);
         let mut hist = [0usize; 256];
         for &m in &mag {
             hist[m as usize] += 1;
@@ -218,15 +209,7 @@ impl Edges {
             }
         }
         let mut mag: Vec<u8> = edge.iter().map(|&e| if e { 255 } else { 0 }).collect();
-        // The outer ring stays an edge (see `new`).
-        for x in 0..w {
-            mag[x] = 255;
-            mag[(h - 1) * w + x] = 255;
-        }
-        for y in 0..h {
-            mag[y * w] = 255;
-            mag[y * w + w - 1] = 255;
-        }
+        edge_ring(&mut mag, w, h);
         Edges {
             w,
             h,
@@ -270,6 +253,20 @@ impl Edges {
 
     fn is_edge(&self, i: usize) -> bool {
         self.mag[i] > self.threshold
+    }
+}
+
+/// Makes the outer ring of a `w`×`h` gradient map an edge: without it,
+/// every region that reaches the frame's side would join every other along
+/// the ring.
+fn edge_ring(mag: &mut [u8], w: usize, h: usize) {
+    for x in 0..w {
+        mag[x] = 255;
+        mag[(h - 1) * w + x] = 255;
+    }
+    for y in 0..h {
+        mag[y * w] = 255;
+        mag[y * w + w - 1] = 255;
     }
 }
 
