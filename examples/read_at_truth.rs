@@ -6,37 +6,33 @@
 use std::collections::HashMap;
 
 use arbiter::vision::cards::Identify;
-use arbiter::vision::fixtures::tables::{DeckModels, factors, render_frame, table_sets};
+use arbiter::vision::fixtures::tables::{DeckModels, rendered_frames};
 
 fn main() {
     let mut models = DeckModels::default();
     let mut by: HashMap<String, [usize; 4]> = HashMap::new();
-    for set in table_sets() {
-        for f in &set.frames {
-            let scene = render_frame(f);
-            let fac = factors(f, &scene);
-            let deck = fac.deck.clone();
-            let model = models.get(&deck).unwrap();
-            for t in &scene.truth {
-                if t.visible < 0.99 {
-                    continue;
-                }
-                let (tok, _) = model.identify_in(&scene.image, &t.corners_px);
-                let k = match tok {
-                    Some(x) if x == t.token => 0,
-                    Some(_) => 1,
-                    None => 2,
-                };
-                for key in [
-                    format!("width {}", fac.width_band()),
-                    format!("deck {deck}"),
-                    format!("surface {}", fac.surface),
-                    "all".into(),
-                ] {
-                    let e = by.entry(key).or_default();
-                    e[k] += 1;
-                    e[3] += 1;
-                }
+    for (scene, fac) in rendered_frames() {
+        let deck = fac.deck.clone();
+        let model = models.get(&deck).unwrap();
+        for t in &scene.truth {
+            if t.visible < 0.99 {
+                continue;
+            }
+            let (tok, _) = model.identify_in(&scene.image, &t.corners_px);
+            let k = match tok {
+                Some(x) if x == t.token => 0,
+                Some(_) => 1,
+                None => 2,
+            };
+            for key in [
+                format!("width {}", fac.width_band()),
+                format!("deck {deck}"),
+                format!("surface {}", fac.surface),
+                "all".into(),
+            ] {
+                let e = by.entry(key).or_default();
+                e[k] += 1;
+                e[3] += 1;
             }
         }
     }

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use arbiter::vision::cards::{Detected, Identify, find};
-use arbiter::vision::fixtures::tables::{DeckModels, factors, render_frame, table_sets};
+use arbiter::vision::fixtures::tables::{DeckModels, rendered_frames};
 
 #[derive(Default)]
 struct Tally {
@@ -48,46 +48,40 @@ fn corner_error(a: &[(f32, f32); 4], b: &[(f32, f32); 4]) -> f32 {
 fn main() {
     let mut models = DeckModels::default();
     let mut by: BTreeMap<String, Tally> = BTreeMap::new();
-    for set in table_sets() {
-        for f in &set.frames {
-            let scene = render_frame(f);
-            let fac = factors(f, &scene);
-            let deck = fac.deck.clone();
-            let model = models.get(&deck).unwrap();
-            let found: Vec<Detected> = find(&scene.image, model).cards;
-            for t in &scene.truth {
-                if t.visible < 0.99 {
-                    continue;
-                }
-                let short = dist(t.corners_px[0], t.corners_px[1]);
-                let det = found
-                    .iter()
-                    .filter(|d| dist(d.centre, t.centre_px) < 0.3 * short)
-                    .min_by(|a, b| {
-                        dist(a.centre, t.centre_px).total_cmp(&dist(b.centre, t.centre_px))
-                    });
-                let readable = || model.identify_in(&scene.image, &t.corners_px).0 == Some(t.token);
-                for key in [
-                    "all".to_string(),
-                    format!("surface {}", fac.surface),
-                    format!("gap {}", fac.gap_band()),
-                    format!("width {}", fac.width_band()),
-                    format!("deck {deck}"),
-                ] {
-                    let e = by.entry(key).or_default();
-                    e.cards += 1;
-                    match det {
-                        Some(d) if d.token == Some(t.token) => e.right += 1,
-                        Some(d) if d.token.is_some() => e.wrong += 1,
-                        Some(d) => {
-                            e.outlined += 1;
-                            e.outlined_readable += usize::from(readable());
-                            e.corner_err.push(corner_error(&d.corners, &t.corners_px));
-                        }
-                        None => {
-                            e.not_found += 1;
-                            e.not_found_readable += usize::from(readable());
-                        }
+    for (scene, fac) in rendered_frames() {
+        let deck = fac.deck.clone();
+        let model = models.get(&deck).unwrap();
+        let found: Vec<Detected> = find(&scene.image, model).cards;
+        for t in &scene.truth {
+            if t.visible < 0.99 {
+                continue;
+            }
+            let short = dist(t.corners_px[0], t.corners_px[1]);
+            let det = found
+                .iter()
+                .filter(|d| dist(d.centre, t.centre_px) < 0.3 * short)
+                .min_by(|a, b| dist(a.centre, t.centre_px).total_cmp(&dist(b.centre, t.centre_px)));
+            let readable = || model.identify_in(&scene.image, &t.corners_px).0 == Some(t.token);
+            for key in [
+                "all".to_string(),
+                format!("surface {}", fac.surface),
+                format!("gap {}", fac.gap_band()),
+                format!("width {}", fac.width_band()),
+                format!("deck {deck}"),
+            ] {
+                let e = by.entry(key).or_default();
+                e.cards += 1;
+                match det {
+                    Some(d) if d.token == Some(t.token) => e.right += 1,
+                    Some(d) if d.token.is_some() => e.wrong += 1,
+                    Some(d) => {
+                        e.outlined += 1;
+                        e.outlined_readable += usize::from(readable());
+                        e.corner_err.push(corner_error(&d.corners, &t.corners_px));
+                    }
+                    None => {
+                        e.not_found += 1;
+                        e.not_found_readable += usize::from(readable());
                     }
                 }
             }

@@ -341,9 +341,8 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             blobs.extend(outline::regions(&fine).blobs);
         }
         // The edges thinned to their crests and traced: touching cards
-        // part along their seam, and a faint stretch of a card's outline
-        // no longer opens it (see [`Edges::thinned`]). Their candidates
-        // are read, but say nothing of the typical card or of hands (a
+        // part along their seam (see [`Edges::thinned`]). Their candidates
+        // are read and count for the typical card, but not for hands (a
         // hand's fingers are regions of it too).
         let thin = outline::regions(&edges.thinned()).blobs;
         table = model;
@@ -679,10 +678,21 @@ fn lightness_in(frame: &RgbImage, q: &[(f32, f32); 4]) -> (f32, f32) {
             );
             let (x, y) = bilinear(q, u, w);
             if let Some(c) = outline::sample(frame, x, y) {
-                v.push((c[0] + 2.0 * c[1] + c[2]) / 4.0);
+                v.push(lightness(c));
             }
         }
     }
+    mean_and_paper(v)
+}
+
+/// Lightness of a colour, 0–255: `(R + 2G + B) / 4`.
+pub(super) fn lightness(c: [f32; 3]) -> f32 {
+    (c[0] + 2.0 * c[1] + c[2]) / 4.0
+}
+
+/// The mean of a card's lightness samples, and the lightness its lightest
+/// tenth reaches (a face's paper); zeros for no samples.
+pub(super) fn mean_and_paper(mut v: Vec<f32>) -> (f32, f32) {
     if v.is_empty() {
         return (0.0, 0.0);
     }

@@ -160,10 +160,12 @@ impl Edges {
     /// The edges thinned to their crests and traced: a pixel is an edge
     /// where its gradient is the largest across the edge (non-maximum
     /// suppression) and either beats the threshold or joins, through such
-    /// crests, one that does (hysteresis down to half of it). A card's
-    /// outline is then a closed line one pixel wide even where a stretch
-    /// of it is faint (white on a pale cloth) and where it touches the
-    /// next card (their seam is one crest), so each card is a region.
+    /// crests, one that does (hysteresis down to half of it). The seam
+    /// between touching cards is then a line of its own, where the plain
+    /// map's band of three or four pixels swallows it, and a faint stretch
+    /// that continues a clear one is kept. (Where a faint line meets a
+    /// clear one at an angle, the clear one's gradient suppresses the
+    /// faint one's last pixels: a gap, as in Canny's edges.)
     pub fn thinned(&self) -> Edges {
         let (w, h) = (self.w, self.h);
         let mut crest = vec![false; w * h];

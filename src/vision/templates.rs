@@ -90,7 +90,9 @@ use image::imageops::FilterType;
 
 use crate::deck::print::read_corner_code;
 use crate::table::{Card, Colour, Piece, Token};
-use crate::vision::cards::{Identify, RECT_H, RECT_W, rectify, rectify_to};
+use crate::vision::cards::{
+    Identify, RECT_H, RECT_W, lightness, mean_and_paper, rectify, rectify_to,
+};
 
 /// The `format` key of a model file.
 const FORMAT: &str = "arbiter-deck-model";
@@ -636,9 +638,9 @@ impl DeckModel {
             }
             if let Token::Up(card) = token {
                 coded &= read_corner_code(img) == Some(card);
-                papers.push(paper_lightness(img));
+                papers.push(card_lightness(img).1);
             } else if token == Token::Down {
-                back = Some(mean_lightness(img));
+                back = Some(card_lightness(img).0);
             }
             let (grids, contrast) = features(&as_seen(img))
                 .ok_or_else(|| format!("{}: too small", kind_name(token)))?;
@@ -1138,22 +1140,15 @@ impl Judgement {
     }
 }
 
-/// Lightness of a pixel, 0–255: `(R + 2G + B) / 4`.
-fn lightness(p: &image::Rgb<u8>) -> f32 {
-    (f32::from(p[0]) + 2.0 * f32::from(p[1]) + f32::from(p[2])) / 4.0
-}
-
-/// A face's paper: the lightness its lightest tenth reaches.
-fn paper_lightness(img: &RgbImage) -> f32 {
-    let mut v: Vec<f32> = img.pixels().step_by(7).map(lightness).collect();
-    v.sort_by(f32::total_cmp);
-    v.get(v.len() * 9 / 10).copied().unwrap_or(0.0)
-}
-
-/// A card's mean lightness.
-fn mean_lightness(img: &RgbImage) -> f32 {
-    let n = img.pixels().len().max(1);
-    img.pixels().map(lightness).sum::<f32>() / n as f32
+/// A card image's mean lightness and its paper's (see
+/// [`mean_and_paper`]), from every seventh pixel.
+fn card_lightness(img: &RgbImage) -> (f32, f32) {
+    mean_and_paper(
+        img.pixels()
+            .step_by(7)
+            .map(|p| lightness(p.0.map(f32::from)))
+            .collect(),
+    )
 }
 
 impl Identify for DeckModel {
