@@ -598,6 +598,18 @@ mod tests {
         }
     }
 
+    /// Printed cards on red and blue stripes and on gingham: the cloth's
+    /// pattern cuts every region of the edge map, while the cards are far
+    /// lighter than the cloth (0 of 41 and 0 of 13 cells read before the
+    /// frame was also split at its lightness).
+    #[test]
+    fn light_cards_part_from_a_dark_patterned_cloth_by_lightness() {
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        for (frame, least) in [("lens-tilt/009", 10), ("mixed/004", 7)] {
+            reads_right(&mut recs, frame, least);
+        }
+    }
+
     #[test]
     fn touching_cards_are_read_from_their_neighbours() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
