@@ -636,12 +636,11 @@ fn read_outline(
 const NUDGE: f32 = 0.07;
 
 /// Reads the outline `q` (centred on `centre`) as it lies, then moved a
-/// little along each of its sides' four directions and then the four
-/// diagonals: a card predicted from its neighbour is off by its own skew
-/// and the gap's jitter, a few percent of a card, which the reader's own
-/// half-cell search does not reach. (The diagonals add 0.8% of the varied
-/// sets' cells, and no misread.) No side was snapped, so only a face
-/// counts (a plain back is any plain rectangle).
+/// little along each of the card's four directions: a card predicted from
+/// its neighbour is off by its own skew and the gap's jitter, a few
+/// percent of a card, which the reader's own half-cell search does not
+/// reach. No side was snapped, so only a face counts (a plain back is any
+/// plain rectangle).
 fn read_nudged(
     frame: &RgbImage,
     hands: &Hands,
@@ -652,24 +651,13 @@ fn read_nudged(
 ) -> Option<Detected> {
     let k = NUDGE * r.short;
     let back = |v: (f32, f32)| (-v.0, -v.1);
-    let diag = |a: (f32, f32), b: (f32, f32)| ((a.0 + b.0) * 0.7, (a.1 + b.1) * 0.7);
-    [
-        (0.0, 0.0),
-        r.across,
-        r.along,
-        back(r.across),
-        back(r.along),
-        diag(r.across, r.along),
-        diag(r.across, back(r.along)),
-        diag(back(r.across), r.along),
-        diag(back(r.across), back(r.along)),
-    ]
-    .into_iter()
-    .find_map(|d| {
-        let moved = q.map(|p| (p.0 + d.0 * k, p.1 + d.1 * k));
-        let c = (centre.0 + d.0 * k, centre.1 + d.1 * k);
-        read_outline(frame, hands, id, r, c, &moved, None, true)
-    })
+    [(0.0, 0.0), r.across, r.along, back(r.across), back(r.along)]
+        .into_iter()
+        .find_map(|d| {
+            let moved = q.map(|p| (p.0 + d.0 * k, p.1 + d.1 * k));
+            let c = (centre.0 + d.0 * k, centre.1 + d.1 * k);
+            read_outline(frame, hands, id, r, c, &moved, None, true)
+        })
 }
 
 /// The least [`edge_support`] of a card predicted from a neighbour, in
