@@ -478,6 +478,15 @@ fn settle(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32, f3
             (b.0 + n.0 * ob, b.1 + n.1 * ob),
         ));
     }
+    corners_of(&lines)
+}
+
+/// A straight line through two points.
+type Line = ((f32, f32), (f32, f32));
+
+/// The outline whose sides lie on `lines` (one per side, in order): each
+/// corner where a side's line meets the one before.
+fn corners_of(lines: &[Line]) -> Option<[(f32, f32); 4]> {
     let mut out = [(0.0, 0.0); 4];
     for (i, o) in out.iter_mut().enumerate() {
         *o = super::cards::intersect(lines[(i + 3) % 4], lines[i])?;
@@ -581,11 +590,7 @@ fn fit_rigid(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32,
             (b.0 + n.0 * o, b.1 + n.1 * o),
         ));
     }
-    let mut out = [(0.0, 0.0); 4];
-    for (i, p) in out.iter_mut().enumerate() {
-        *p = super::cards::intersect(lines[(i + 3) % 4], lines[i])?;
-    }
-    Some(out)
+    corners_of(&lines)
 }
 
 /// Reads a neighbour of the card `r` predicted at `predicted` (centred on
