@@ -548,6 +548,14 @@ mod tests {
 
     /// Reads a varied frame and asserts that no card is named wrong and at
     /// least `least` are named right; returns its factors and score.
+    /// [`reads_right`] for each frame with its least count of cells right.
+    fn all_read_right(frames: &[(&str, usize)]) {
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        for &(frame, least) in frames {
+            reads_right(&mut recs, frame, least);
+        }
+    }
+
     fn reads_right(recs: &mut Recognisers, frame: &str, least: usize) -> (Factors, Score) {
         let (factors, s) = read_varied(recs, frame);
         assert_eq!(s.confident_wrong, 0, "{frame}: {s} {:?}", s.wrong_cells);
@@ -571,8 +579,7 @@ mod tests {
     /// light as the faces beside it, so it is not read as the back.
     #[test]
     fn a_face_washed_out_by_glare_is_no_dark_back() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
-        reads_right(&mut recs, "decks/016", 45);
+        all_read_right(&[("decks/016", 45)]);
     }
 
     /// Printed cards on pale linen: their white margin is as pale as the
@@ -581,8 +588,7 @@ mod tests {
     /// snapped outward onto the card's edge).
     #[test]
     fn a_hole_inside_a_printed_border_is_widened_to_the_card() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
-        reads_right(&mut recs, "light/002", 25);
+        all_read_right(&[("light/002", 25)]);
     }
 
     /// Small touching cards predicted from their neighbours: a printed
@@ -592,10 +598,7 @@ mod tests {
     /// percent each way).
     #[test]
     fn a_neighbour_a_few_percent_off_its_prediction_is_read() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
-        for (frame, least) in [("lens-tilt/011", 40), ("mixed/010", 45)] {
-            reads_right(&mut recs, frame, least);
-        }
+        all_read_right(&[("lens-tilt/011", 40), ("mixed/010", 45)]);
     }
 
     /// Printed cards on red and blue stripes and on gingham: the cloth's
@@ -604,10 +607,7 @@ mod tests {
     /// frame was also split at its lightness).
     #[test]
     fn light_cards_part_from_a_dark_patterned_cloth_by_lightness() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
-        for (frame, least) in [("lens-tilt/009", 10), ("mixed/004", 7)] {
-            reads_right(&mut recs, frame, least);
-        }
+        all_read_right(&[("lens-tilt/009", 10), ("mixed/004", 7)]);
     }
 
     #[test]
@@ -686,10 +686,7 @@ mod tests {
     /// its outline changes shape by a sixth, and must be kept.
     #[test]
     fn a_snap_that_moves_an_outline_onto_the_card_is_kept() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
-        for (frame, least) in [("decks/018", 26), ("sizes/001", 23)] {
-            reads_right(&mut recs, frame, least);
-        }
+        all_read_right(&[("decks/018", 26), ("sizes/001", 23)]);
     }
 
     /// The typical card is measured from blobs that can be cards: not a
