@@ -415,6 +415,11 @@ fn outward_normal(a: (f32, f32), b: (f32, f32), c: (f32, f32)) -> (f32, f32) {
     }
 }
 
+/// The least mean step across a side, in 0–255 levels, for [`settle`]
+/// and [`fit_rigid`] to put a side there: a white card's bevel on a
+/// white table is a few levels.
+const MIN_SIDE_STEP: f32 = 4.0;
+
 /// Samples across a side in [`settle`].
 const SETTLE_SAMPLES: usize = 10;
 
@@ -469,7 +474,7 @@ fn settle(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32, f3
         }
         // On average a weak edge all along (a white card's bevel on a white
         // table is a few levels).
-        if best.1 < 4.0 * SETTLE_SAMPLES as f32 {
+        if best.1 < MIN_SIDE_STEP * SETTLE_SAMPLES as f32 {
             return None;
         }
         let (oa, ob) = (best.2, best.3);
@@ -558,7 +563,7 @@ fn fit_rigid(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32,
             for (ji, &pi) in profiles[i].iter().enumerate() {
                 for (jk, &pk) in profiles[k].iter().enumerate() {
                     let (oi, ok) = (offset(ji), offset(jk));
-                    if (oi + ok).abs() > tol || pi.min(pk) < 4.0 {
+                    if (oi + ok).abs() > tol || pi.min(pk) < MIN_SIDE_STEP {
                         continue;
                     }
                     let near = (1.0 - 0.1 * (oi - ok).abs() / (2.0 * reach))
