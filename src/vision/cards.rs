@@ -2057,19 +2057,62 @@ pub(crate) fn rectify_to(
     shift: f32,
 ) -> RgbImage {
     let mut out = RgbImage::new(out_w, out_h);
+    rectify_window(frame, corners, &mut out, shift, (0..out_w, 0..out_h));
+    out
+}
+
+/// The card under `corners` at [`RECT_W`]×[`RECT_H`] as [`rectify`] makes
+/// it, but with only its two corner codes filled in (the rest black): all
+/// the corner code reader looks at, an eighth of the pixels.
+pub(crate) fn rectify_corner_codes(frame: &RgbImage, corners: &[(f32, f32); 4]) -> RgbImage {
+    let mut out = RgbImage::new(RECT_W, RECT_H);
+    let [(cx, cy), _] = crate::deck::print::corner_code_centres();
+    let (rx, ry) = crate::deck::print::corner_code_reach();
+    // The code spans from `2c - r` to `r` of the card; a pixel more on each
+    // side for the reader's rounding.
+    let span = |near: f32, far: f32, n: u32| {
+        let n_f = n as f32;
+        let lo = ((near * n_f).floor() as u32).saturating_sub(1);
+        let hi = ((far * n_f).ceil() as u32 + 1).min(n);
+        (lo..hi, n - hi..n - lo)
+    };
+    let (xs, xs_far) = span(2.0 * cx - rx, rx, RECT_W);
+    let (ys, ys_far) = span(2.0 * cy - ry, ry, RECT_H);
+    rectify_window(frame, corners, &mut out, 0.5, (xs, ys));
+    rectify_window(frame, corners, &mut out, 0.5, (xs_far, ys_far));
+    out
+}
+
+/// Fills the pixels of `out` in the columns and rows of `window` with the
+/// card under `corners`, bilinear, sampling `shift` pixels up and left of
+/// the exact point; `out` spans the whole card.
+fn rectify_window(
+    frame: &RgbImage,
+    corners: &[(f32, f32); 4],
+    out: &mut RgbImage,
+    shift: f32,
+    (xs, ys): (std::ops::Range<u32>, std::ops::Range<u32>),
+) {
+    let (out_w, out_h) = out.dimensions();
     let (rw, rh) = (out_w as f32, out_h as f32);
     let dst = [(0.0, 0.0), (rw, 0.0), (rw, rh), (0.0, rh)];
     let Some(m) = homography(&dst, corners) else {
-        return out;
+        return;
     };
     let (fw, fh) = (frame.width() as usize, frame.height() as usize);
     if fw < 2 || fh < 2 {
-        return out;
+        return;
     }
     let (src, stride) = (frame.as_raw(), 3 * fw);
     let (max_x, max_y) = ((fw - 1) as f32, (fh - 1) as f32);
     let mf = m.map(|v| v as f32);
-    for (y, row) in out.chunks_exact_mut(3 * out_w as usize).enumerate() {
+    let (x0_out, x1_out) = (xs.start.min(out_w) as usize, xs.end.min(out_w) as usize);
+    let rows = out
+        .chunks_exact_mut(3 * out_w as usize)
+        .enumerate()
+        .skip(ys.start as usize)
+        .take(ys.end.saturating_sub(ys.start) as usize);
+    for (y, row) in rows {
         // Output pixel centres are at +0.5 from its outer edge. The row's
         // terms in f64, each pixel's in f32: only one rounding from here.
         let v = y as f64 + 0.5;
@@ -2078,7 +2121,8 @@ pub(crate) fn rectify_to(
             (m[4] * v + m[5]) as f32,
             (m[7] * v + m[8]) as f32,
         );
-        for (x, px) in row.chunks_exact_mut(3).enumerate() {
+        let pixels = row[3 * x0_out..3 * x1_out].chunks_exact_mut(3);
+        for (x, px) in (x0_out..).zip(pixels) {
             let u = x as f32 + 0.5;
             let inv = 1.0 / (mf[6] * u + bw);
             let (sx, sy) = (
@@ -2102,7 +2146,6 @@ pub(crate) fn rectify_to(
             }
         }
     }
-    out
 }
 
 /// The back: navy over most of the card (the corners included), and a white
@@ -2167,6 +2210,39 @@ pub(crate) mod tests {
         let mut one = [0usize; 256];
         one[128] = 1000;
         assert_eq!(otsu(&one), 0);
+    }
+
+    /// The corner codes rectified alone are the full rectification's, pixel
+    /// for pixel, and read as the full card does; the rest is left black.
+    #[test]
+    fn corner_codes_rectified_alone_read_as_the_whole_card() {
+        let t = table(TABLES[3]);
+        let s = render(&t, &base(), &card_image, cloth());
+        let [(cx, cy), _] = crate::deck::print::corner_code_centres();
+        let (mut faces, mut black) = (0, 0);
+        for c in &s.truth {
+            let full = rectify(&s.image, &c.corners_px);
+            let codes = rectify_corner_codes(&s.image, &c.corners_px);
+            assert_eq!(
+                crate::deck::print::read_corner_code(&codes),
+                crate::deck::print::read_corner_code(&full),
+                "{:?}",
+                c.cell
+            );
+            if c.token != Token::Down {
+                faces += 1;
+                assert_eq!(crate::deck::print::read_corner_code(&codes), c.token.card());
+            }
+            // A code's centre, in both corners, is the full card's pixel.
+            for (u, v) in [(cx, cy), (1.0 - cx, 1.0 - cy)] {
+                let (x, y) = ((u * RECT_W as f32) as u32, (v * RECT_H as f32) as u32);
+                assert_eq!(codes.get_pixel(x, y), full.get_pixel(x, y));
+            }
+            // The middle of the card (the glyph) is not rectified.
+            black += usize::from(codes.get_pixel(RECT_W / 2, RECT_H / 2).0 == [0; 3]);
+        }
+        assert!(faces >= 10, "{faces} faces");
+        assert_eq!(black, s.truth.len());
     }
 
     /// The cloth of the card and deck scenes.

@@ -654,8 +654,14 @@ pub(super) struct TableModel {
     means: Vec<[f32; 3]>,
     /// Largest chromaticity difference that is still table.
     chroma_tol: f32,
-    /// Largest brightness ratio (either way) that is still table.
+    /// Largest brightness ratio (either way) that is still table, as a
+    /// log ratio.
     bright_tol: f32,
+    /// `bright_tol` as the ratios of brightness themselves: the most a
+    /// pixel may be lighter than the cloth's mean, and the least it may be
+    /// darker (a shadow included), so that the test per pixel needs no log.
+    lightest: f32,
+    darkest: f32,
     /// The cloth has a clear hue: its chromaticity alone tells it from a
     /// card, and brightness (a shadow between cards, a lamp) is ignored. A
     /// grey, white or black table needs brightness too.
@@ -774,6 +780,8 @@ impl TableModel {
             means,
             chroma_tol,
             bright_tol,
+            lightest: bright_tol.exp(),
+            darkest: (-(bright_tol + SHADOW)).exp(),
             blurred: None,
             blur: 0,
         })
@@ -838,11 +846,9 @@ impl TableModel {
         let (sc, sm) = (c[0] + c[1] + c[2] + 24.0, m[0] + m[1] + m[2] + 24.0);
         // Shadows darken the cloth by half (a card's own contact shadow, a
         // hand's); lighter than the cloth by a little is already a card.
-        let bright = (sc / sm).ln();
         (a.0 - b.0).abs() <= self.chroma_tol
             && (a.1 - b.1).abs() <= self.chroma_tol
-            && (self.chromatic
-                || bright <= self.bright_tol && bright >= -(self.bright_tol + SHADOW))
+            && (self.chromatic || sc <= self.lightest * sm && sc >= self.darkest * sm)
     }
 
     /// The share of a region's pixels (grid runs) that look like the
