@@ -423,6 +423,36 @@ const MIN_SIDE_STEP: f32 = 4.0;
 /// Samples across a side in [`settle`].
 const SETTLE_SAMPLES: usize = 10;
 
+/// The colour step across a side at `p` (the side's outward normal `n`)
+/// at each offset `first + j * 2 / per` along the normal, `j` over `out`:
+/// the step between the points a pixel before and a pixel after, capped at
+/// 60 levels so that one glaring step does not outweigh a line. Offsets
+/// are `per` to the two pixels between those points, so each point is
+/// sampled once and serves two offsets. An offset with a point outside the
+/// frame is 0.
+fn step_profile(
+    frame: &RgbImage,
+    p: (f32, f32),
+    n: (f32, f32),
+    first: f32,
+    per: usize,
+    out: &mut [f32],
+) {
+    let unit = 2.0 / per as f32;
+    let points: Vec<Option<[f32; 3]>> = (0..out.len() + per)
+        .map(|i| {
+            let s = first - 1.0 + i as f32 * unit;
+            outline::sample(frame, p.0 + n.0 * s, p.1 + n.1 * s)
+        })
+        .collect();
+    for (j, v) in out.iter_mut().enumerate() {
+        *v = match (points[j], points[j + per]) {
+            (Some(x), Some(y)) => outline::step(x, y).min(60.0),
+            _ => 0.0,
+        };
+    }
+}
+
 /// Moves each side of `q` (a predicted outline, portrait order) onto the
 /// straight colour step within `reach` pixels of it that is strongest along
 /// the whole side. Each side may move and turn: its two ends move
@@ -447,14 +477,14 @@ fn settle(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32, f3
         let mut prof = vec![0.0f32; SETTLE_SAMPLES * steps];
         for (k, &t) in ts.iter().enumerate() {
             let p = (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
-            for j in 0..steps {
-                let o = offset(j);
-                let at = |s: f32| outline::sample(frame, p.0 + n.0 * s, p.1 + n.1 * s);
-                if let (Some(x), Some(y)) = (at(o - 1.0), at(o + 1.0)) {
-                    // Capped: one glaring step does not outweigh a line.
-                    prof[k * steps + j] = outline::step(x, y).min(60.0);
-                }
-            }
+            step_profile(
+                frame,
+                p,
+                n,
+                -reach,
+                4,
+                &mut prof[k * steps..(k + 1) * steps],
+            );
         }
         let mut best = (f32::NEG_INFINITY, 0.0f32, 0.0f32, 0.0f32);
         for ja in 0..steps {
