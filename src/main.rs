@@ -146,8 +146,10 @@ enum DeckCommand {
         /// The folder to write into (created if missing).
         dir: PathBuf,
     },
-    /// Learn a deck from one picture per card kind (a scan or a cropped
-    /// photograph), named by token: wK.png, ..., uP.png and back.png.
+    /// Learn a deck from one picture per card kind, named by token: wK.png,
+    /// ..., uP.png and back.png. A picture is a scan or a crop of the card,
+    /// or a photo of it lying on a surface, taken from above (the card is
+    /// found, straightened and cropped).
     Learn {
         /// The folder of pictures.
         #[arg(long, value_name = "DIR")]

@@ -812,7 +812,7 @@ struct Candidate {
 /// `quad` with its sides moved onto the card's edge in the frame (see
 /// [`outline::snap`]); a hole's outline includes the edge band outside the
 /// card, a region's lies inside the card's printed frame.
-fn snapped(frame: &RgbImage, quad: &Quad, source: Source) -> Quad {
+pub(super) fn snapped(frame: &RgbImage, quad: &Quad, source: Source) -> Quad {
     // A hole may hold the card's shadow too; a region lies inside the
     // card's printed frame, a few hundredths of the card in.
     // A hole holds its edge band, so the card's edge is never outside it:
@@ -1033,7 +1033,7 @@ fn exposed_code(frame: &RgbImage, top: &Quad, under: &Quad) -> Option<Card> {
 
 /// Aspect (long over short side) and fill (blob pixels over quadrilateral
 /// area) of a single card, allowing for a 30° tilt.
-fn card_shaped(aspect: f32, fill: f32) -> bool {
+pub(super) fn card_shaped(aspect: f32, fill: f32) -> bool {
     (1.15..1.75).contains(&aspect) && (0.9..1.12).contains(&fill)
 }
 
@@ -1214,7 +1214,7 @@ fn for_spans(q: &[(f32, f32); 4], w: usize, h: usize, mut f: impl FnMut(usize, u
 /// A boundary pixel: its centre, and the (unnormalised) direction in which
 /// its neighbours are outside the blob.
 #[derive(Clone, Copy, Debug)]
-struct Edge {
+pub(super) struct Edge {
     p: (f32, f32),
     out: (f32, f32),
 }
@@ -1297,7 +1297,7 @@ pub(super) fn components(w: usize, h: usize, on: impl Fn(usize) -> bool) -> Vec<
 /// lighter pixels' components and the darker ones', each with every hole
 /// filled (a face's print). White cards on a dark patterned cloth, or dark
 /// backs on a pale one, part from the cloth whatever its pattern's edges.
-fn lightness_blobs(frame: &RgbImage) -> Vec<outline::Blob> {
+pub(super) fn lightness_blobs(frame: &RgbImage) -> Vec<outline::Blob> {
     let (w, h) = (frame.width() as usize, frame.height() as usize);
     let light: Vec<u8> = frame
         .pixels()
@@ -1353,7 +1353,7 @@ fn otsu(hist: &[usize; 256]) -> u8 {
 
 /// One blob as a bitmap over its bounding box with a background margin of
 /// one pixel all round.
-struct Patch {
+pub(super) struct Patch {
     /// Frame position of the bitmap's (0, 0).
     x0: i32,
     y0: i32,
@@ -1363,7 +1363,7 @@ struct Patch {
 }
 
 impl Patch {
-    fn new(runs: &[Run]) -> Patch {
+    pub(super) fn new(runs: &[Run]) -> Patch {
         let x_lo = runs.iter().map(|r| r.x0).min().unwrap_or(0);
         let x_hi = runs.iter().map(|r| r.x1).max().unwrap_or(0);
         let y_lo = runs.first().map_or(0, |r| r.y);
@@ -1426,7 +1426,7 @@ impl Patch {
 
     /// Pixels with a four-neighbour outside, in frame coordinates, row-major,
     /// each with the direction towards its outside neighbours.
-    fn boundary(&self) -> Vec<Edge> {
+    pub(super) fn boundary(&self) -> Vec<Edge> {
         let w = self.w;
         let mut out = Vec::new();
         for y in 1..self.h - 1 {
@@ -1644,7 +1644,7 @@ pub(super) struct Quad {
 
 /// Fits a quadrilateral to boundary pixels: around the `rough` outline when
 /// given, else around the pixels' minimum-area rectangle.
-fn fit(boundary: &[Edge], rough: Option<&[(f32, f32); 4]>) -> Option<Quad> {
+pub(super) fn fit(boundary: &[Edge], rough: Option<&[(f32, f32); 4]>) -> Option<Quad> {
     let rough = match rough {
         Some(q) => *q,
         None => {

@@ -704,12 +704,12 @@ fn read_nudged(
 /// 0–255 levels: a card's edge is a step all round it (its stock against
 /// the table, or its seam with the next card); a patch of wood grain or
 /// cloth has steps one way at most.
-const MIN_SUPPORT: f32 = 8.0;
+pub(super) const MIN_SUPPORT: f32 = 8.0;
 
 /// How clearly `q`'s outline is an edge all round: the weakest side's mean
 /// step across it (the strongest within a pixel of the side, sampled at
 /// ten points along its middle).
-fn edge_support(frame: &RgbImage, q: &[(f32, f32); 4]) -> f32 {
+pub(super) fn edge_support(frame: &RgbImage, q: &[(f32, f32); 4]) -> f32 {
     let c = centroid(q);
     let mut weakest = f32::INFINITY;
     for i in 0..4 {

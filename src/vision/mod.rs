@@ -10,6 +10,7 @@ pub mod fixtures;
 mod grow;
 pub mod lattice;
 mod outline;
+pub mod photo;
 pub mod recognise;
 pub mod record;
 pub mod scene;

@@ -277,6 +277,9 @@ const FH: usize = 2 * LH + 2;
 /// faces alone. A whole number: cells of uneven pixel counts distort the
 /// features.
 const SAMPLE_SCALE: u32 = 2;
+/// The width a card photographed on a surface is straightened to for
+/// learning: twice the width cards are read at, enough for a corner code.
+const LEARN_WIDTH: u32 = 2 * RECT_W;
 /// The card width in the frame, in pixels, below which one corner code
 /// alone does not confirm a face read by a hair: a module is then under
 /// four pixels, and blur and JPEG leave codes that the one-module
@@ -726,6 +729,16 @@ impl DeckModel {
             let img = image::open(&path)
                 .map_err(|e| err(&path, format!("cannot read the image: {e}")))?
                 .to_rgb8();
+            // A photo of the card lying on a surface: the card is found,
+            // straightened and cropped (a crop is taken as it is).
+            let img = crate::vision::photo::card_of(&img, LEARN_WIDTH).ok_or_else(|| {
+                err(
+                    &path,
+                    "no card found: photograph the card from above, whole, on a surface unlike \
+                     its edge, or crop the picture to the card"
+                        .to_string(),
+                )
+            })?;
             if img.width().min(img.height()) < MIN_SIDE {
                 return Err(err(
                     &path,
