@@ -166,7 +166,9 @@ const RIM_OUT: f32 = 0.1;
 fn outer_rim(frame: &RgbImage, q: &[(f32, f32); 4], short: f32) -> [(f32, f32); 4] {
     let steps = (RIM_OUT * short / 0.5).ceil() as usize;
     let beyond = steps / 2;
-    let support: Vec<(f32, Option<[(f32, f32); 4]>)> = (0..=steps + beyond)
+    // Each widening's weakest side's edge, and the outline widened.
+    type Widened = (f32, Option<[(f32, f32); 4]>);
+    let support: Vec<Widened> = (0..=steps + beyond)
         .map(|k| {
             let w = widen(q, 0.5 * k as f32);
             (w.map_or(0.0, |w| edge_support(frame, &w)), w)
