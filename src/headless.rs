@@ -127,6 +127,9 @@ pub fn run_live(
                 LiveEvent::Health(Health::Reconnecting(why)) => {
                     let _ = writeln!(notes, "arbiter: {}: reconnecting: {why}", live.name);
                 }
+                LiveEvent::Health(Health::Stalled(why)) => {
+                    let _ = writeln!(notes, "arbiter: {}: stalled: {why}", live.name);
+                }
                 LiveEvent::Health(_) => {}
                 LiveEvent::Note(n) => {
                     let _ = writeln!(notes, "arbiter: {}: {n}", live.name);

@@ -34,7 +34,7 @@
 use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
 use image::{ImageReader, RgbImage};
@@ -398,6 +398,9 @@ pub struct FramesConfig {
     /// was filmed; off, it runs as fast as it decodes. A camera paces
     /// itself either way.
     pub realtime: bool,
+    /// How long a source may send nothing before it is said to have
+    /// stalled (`None`: [`STALL_AFTER`]).
+    pub stall_after: Option<Duration>,
 }
 
 /// Runs a source on a thread: each frame recognised, settled, and reported
@@ -412,12 +415,40 @@ pub fn spawn(
 ) -> Live {
     let (tx, rx) = mpsc::channel();
     let name = source.name();
-    std::thread::spawn(move || run(source, recognise, cfg, tx));
+    // The source is read on a thread of its own, so that one whose read
+    // never returns (a camera driver that stopped streaming) is noticed
+    // (see [`STALL_AFTER`]) rather than waited on for ever.
+    let (frames_tx, frames) = mpsc::sync_channel(1);
+    std::thread::spawn(move || capture(source, frames_tx));
+    std::thread::spawn(move || run(frames, stall_after(&cfg), recognise, cfg, tx));
     Live {
         name,
         events: rx,
         leds: None,
     }
+}
+
+/// How long a source may send nothing before it is reported stalled: a
+/// camera sends 15–60 frames a second, a folder of frames far faster.
+pub const STALL_AFTER: Duration = Duration::from_secs(3);
+
+/// What a source read on its own thread sends: one read's result.
+type Read = Result<Option<Frame>, FrameError>;
+
+/// Reads `source` until it ends or fails, or nobody listens.
+fn capture(mut source: Box<dyn FrameSource>, frames: SyncSender<Read>) {
+    loop {
+        let read = source.next_frame();
+        let last = !matches!(read, Ok(Some(_)) | Err(FrameError::Frame(_)));
+        if frames.send(read).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// How long [`run`] waits for a frame before it says the source stalled.
+fn stall_after(cfg: &FramesConfig) -> Duration {
+    cfg.stall_after.unwrap_or(STALL_AFTER)
 }
 
 /// The health the loops take from an observation on their own
@@ -433,7 +464,8 @@ fn implied_health(obs: &Observation) -> Option<Health> {
 
 /// Stops when nobody listens any more (a send fails).
 fn run(
-    mut source: Box<dyn FrameSource>,
+    frames: Receiver<Read>,
+    stall_after: Duration,
     mut recognise: Box<dyn FnMut(&RgbImage) -> Recognition + Send>,
     cfg: FramesConfig,
     tx: Sender<LiveEvent>,
@@ -463,8 +495,32 @@ fn run(
     // A recogniser's note (a stale calibration) is said when it changes,
     // not on every frame.
     let mut last_note: Option<String> = None;
+    let mut stalled = false;
     loop {
-        match source.next_frame() {
+        let read = match frames.recv_timeout(stall_after) {
+            Ok(read) => read,
+            Err(RecvTimeoutError::Timeout) => {
+                // Said once; the table stays as it was until frames come.
+                if !stalled {
+                    stalled = true;
+                    let why = format!("no frame for {} s", stall_after.as_secs_f32());
+                    shown = Health::Stalled(why.clone());
+                    tx.send(LiveEvent::Health(shown.clone())).ok()?;
+                }
+                continue;
+            }
+            // The reading thread panicked: the source's own fault.
+            Err(RecvTimeoutError::Disconnected) => Err(FrameError::Source(
+                "the frame source stopped without saying why".to_string(),
+            )),
+        };
+        if stalled && read.is_ok() {
+            stalled = false;
+            shown = Health::Connected;
+            tx.send(LiveEvent::Note("frames again".to_string())).ok()?;
+            tx.send(LiveEvent::Health(shown.clone())).ok()?;
+        }
+        match read {
             Ok(Some(frame)) => {
                 if cfg.realtime
                     && let Some(wait) = (started + frame.at).checked_duration_since(Instant::now())
@@ -976,7 +1032,7 @@ mod tests {
                 settle: ms(200),
                 ..SettleConfig::default()
             },
-            realtime: false,
+            ..FramesConfig::default()
         };
         let live = spawn(
             Box::new(DirSource::open(&d.0, 10.0).unwrap()),
@@ -1018,7 +1074,7 @@ mod tests {
                     settle: ms(200),
                     ..SettleConfig::default()
                 },
-                realtime: false,
+                ..FramesConfig::default()
             },
         );
         assert_eq!(
@@ -1070,6 +1126,79 @@ mod tests {
                 LiveEvent::Ended,
             ]
         );
+    }
+
+    /// A source whose read hangs for a while between two frames (a camera
+    /// driver that stopped streaming), then comes back.
+    struct Hangs {
+        read: u32,
+        hang: Duration,
+    }
+
+    impl FrameSource for Hangs {
+        fn name(&self) -> String {
+            "camera:hangs".into()
+        }
+
+        fn next_frame(&mut self) -> Result<Option<Frame>, FrameError> {
+            self.read += 1;
+            match self.read {
+                1 | 3 => Ok(Some(Frame {
+                    image: RgbImage::from_pixel(4, 4, Rgb(RED)),
+                    at: ms(100 * u64::from(self.read)),
+                    label: format!("#{}", self.read),
+                })),
+                2 => {
+                    std::thread::sleep(self.hang);
+                    Err(FrameError::Frame("#2: torn".into()))
+                }
+                _ => Ok(None),
+            }
+        }
+    }
+
+    /// A read that does not return is said (once) while it hangs, the
+    /// source is well again when frames come, and nothing is lost: the
+    /// frames before and after are judged as ever.
+    #[test]
+    fn a_source_that_hangs_is_said_to_have_stalled_and_recovers() {
+        let live = spawn(
+            Box::new(Hangs {
+                read: 0,
+                hang: ms(1500),
+            }),
+            Box::new(by_colour),
+            FramesConfig {
+                settle: SettleConfig {
+                    settle: ms(50),
+                    ..SettleConfig::default()
+                },
+                stall_after: Some(ms(200)),
+                ..FramesConfig::default()
+            },
+        );
+        let events = collect(live);
+        let at = |e: &LiveEvent| events.iter().position(|x| x == e);
+        let back = at(&LiveEvent::Note("frames again".into())).expect("recovered");
+        // Said once while it hangs (the hang is far longer than the wait,
+        // so a slow machine says it all the same).
+        let stalled: Vec<_> = events[..back]
+            .iter()
+            .filter(|e| matches!(e, LiveEvent::Health(Health::Stalled(_))))
+            .collect();
+        let said = LiveEvent::Health(Health::Stalled("no frame for 0.2 s".into()));
+        assert_eq!(stalled, [&said], "{events:?}");
+        assert_eq!(events[back + 1], LiveEvent::Health(Health::Connected));
+        assert!(events.contains(&LiveEvent::Note("#2: torn".into())));
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| matches!(e, LiveEvent::Observation(Observation::Table(_))))
+                .count(),
+            1,
+            "the red knight, still before and after: {events:?}"
+        );
+        assert_eq!(events.last(), Some(&LiveEvent::Ended));
     }
 
     #[test]

@@ -18,6 +18,10 @@ pub enum Health {
     Unreadable,
     /// The device is gone; trying again (why).
     Reconnecting(String),
+    /// The device is there but has sent nothing for a while (why): a
+    /// camera whose driver stopped streaming. The referee waits; the table
+    /// and the game are as they were.
+    Stalled(String),
     /// The input has nothing more to give.
     Ended,
 }

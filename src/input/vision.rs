@@ -80,6 +80,7 @@ pub fn open(input: &str, cfg: &VisionConfig) -> anyhow::Result<Live> {
         FramesConfig {
             settle,
             realtime: cfg.realtime,
+            stall_after: None,
         },
     ))
 }

@@ -791,6 +791,7 @@ fn draw_status(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             format!("↻ reconnecting ({why})"),
             Style::new().fg(Color::Yellow),
         ),
+        Health::Stalled(why) => (format!("⏸ stalled ({why})"), Style::new().fg(Color::Yellow)),
         Health::Ended => (
             "■ input ended".to_string(),
             Style::new().fg(Color::DarkGray),
