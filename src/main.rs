@@ -458,7 +458,22 @@ fn run(cli: Cli) -> Result<(), BadInput> {
         Command::Deck {
             command: DeckCommand::Learn { faces, out },
         } => {
-            let model = arbiter::vision::templates::DeckModel::learn_dir(&faces)
+            use arbiter::vision::photo::CardPicture;
+            // Each picture as it was taken: a photo whose card was not
+            // found is learned whole, and is worth taking again.
+            let mut say = |path: &std::path::Path, p: &CardPicture| {
+                let name = path.file_name().unwrap_or_default().to_string_lossy();
+                match p {
+                    CardPicture::OnSurface(_) => {
+                        println!("{name}: card found on the surface, straightened and cropped")
+                    }
+                    CardPicture::Cropped => {
+                        println!("{name}: used as it is (the card to its edge)")
+                    }
+                    CardPicture::NoCard => {}
+                }
+            };
+            let model = arbiter::vision::templates::DeckModel::learn_dir_saying(&faces, &mut say)
                 .map_err(|e| BadInput(e.into()))?;
             model
                 .save(&out)

@@ -189,6 +189,26 @@ fn a_deck_learned_from_its_exported_faces_reads_as_well_as_the_bundled_one() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Each exported face is the card to its edge, and is said to be used
+    // as it is (not cropped to its printed band).
+    let said = String::from_utf8_lossy(&out.stdout);
+    let pictures = std::fs::read_dir(&faces)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "png")
+        })
+        .count();
+    assert_eq!(
+        said.matches(": used as it is (the card to its edge)")
+            .count(),
+        pictures,
+        "{said}"
+    );
+    assert!(said.contains("wK.png: used as it is"), "{said}");
     let learned = DeckModel::load(&model).unwrap();
     let bundled = printed_sets(&Recogniser::bundled());
     let mine = printed_sets(&Recogniser::new(Faces::Learned(Box::new(learned)), None));

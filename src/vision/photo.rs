@@ -75,12 +75,17 @@ pub fn find_card(picture: &RgbImage) -> CardPicture {
 /// `width` pixels wide; the picture as it is when it is a crop already.
 /// `None` when it shows no card.
 pub fn card_of(picture: &RgbImage, width: u32) -> Option<RgbImage> {
-    match find_card(picture) {
+    card_in(picture, &find_card(picture), width)
+}
+
+/// [`card_of`], with what [`find_card`] found in `picture`.
+pub fn card_in(picture: &RgbImage, found: &CardPicture, width: u32) -> Option<RgbImage> {
+    match *found {
         CardPicture::Cropped => Some(picture.clone()),
-        CardPicture::OnSurface(c) => {
+        CardPicture::OnSurface(ref c) => {
             let height = (width as f32 * super::cards::RECT_H as f32 / super::cards::RECT_W as f32)
                 .round() as u32;
-            Some(rectify_to(picture, &c, width, height, 0.5))
+            Some(rectify_to(picture, c, width, height, 0.5))
         }
         CardPicture::NoCard => None,
     }

@@ -94,6 +94,7 @@ use crate::table::{Card, Colour, Piece, Token};
 use crate::vision::cards::{
     Identify, RECT_H, RECT_W, dist, lightness, mean_and_paper, rectify_corner_codes, rectify_to,
 };
+use crate::vision::photo::CardPicture;
 
 /// The `format` key of a model file.
 const FORMAT: &str = "arbiter-deck-model";
@@ -689,6 +690,16 @@ impl DeckModel {
     /// and card tokens such as `wN`. Files of other types are ignored; an
     /// image whose name is no kind is an error.
     pub fn learn_dir(dir: &Path) -> Result<DeckModel, LearnError> {
+        Self::learn_dir_saying(dir, &mut |_, _| {})
+    }
+
+    /// [`Self::learn_dir`], telling `said` what each picture was taken for
+    /// (a crop used as it is, or a photo whose card was found), so that a
+    /// photo whose card was not found can be seen and taken again.
+    pub fn learn_dir_saying(
+        dir: &Path,
+        said: &mut dyn FnMut(&Path, &CardPicture),
+    ) -> Result<DeckModel, LearnError> {
         let err = |path: &Path, what: String| LearnError {
             path: path.to_path_buf(),
             what,
@@ -731,14 +742,17 @@ impl DeckModel {
                 .to_rgb8();
             // A photo of the card lying on a surface: the card is found,
             // straightened and cropped (a crop is taken as it is).
-            let img = crate::vision::photo::card_of(&img, LEARN_WIDTH).ok_or_else(|| {
-                err(
+            let picture = crate::vision::photo::find_card(&img);
+            said(&path, &picture);
+            let img =
+                crate::vision::photo::card_in(&img, &picture, LEARN_WIDTH).ok_or_else(|| {
+                    err(
                     &path,
                     "no card found: photograph the card from above, whole, on a surface unlike \
                      its edge, or crop the picture to the card"
                         .to_string(),
                 )
-            })?;
+                })?;
             if img.width().min(img.height()) < MIN_SIDE {
                 return Err(err(
                     &path,
