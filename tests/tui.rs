@@ -233,3 +233,40 @@ fn any_window_size_draws_without_panic_and_a_small_one_says_so() {
         screen(&app, (80, 24))
     );
 }
+
+/// A camera that stops sending frames is shown as stalled in the status
+/// line, the game as it was, and connected again when frames come.
+#[test]
+fn a_stalled_camera_is_shown_and_clears() {
+    use arbiter::input::live::{Health, Live, LiveEvent};
+    let script = demo();
+    let referee = referee_for(&script).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let live = Live {
+        name: "camera:0".into(),
+        events: rx,
+        leds: None,
+    };
+    let mut app = App::new(referee, Source::Live(live), "camera:0".into(), None, false);
+    tx.send(LiveEvent::Health(Health::Connected)).unwrap();
+    app.on_tick(std::time::Instant::now());
+    let before = screen(&app, (100, 30));
+    assert!(before.contains("connected"), "{before}");
+    tx.send(LiveEvent::Health(Health::Stalled(
+        "no frame for 3 s".into(),
+    )))
+    .unwrap();
+    app.on_tick(std::time::Instant::now());
+    let s = screen(&app, (100, 30));
+    assert!(s.contains("stalled (no frame for 3 s)"), "{s}");
+    assert!(!app.take_bell(), "a stall is no flag");
+    snapshots("stalled_camera", &app);
+    tx.send(LiveEvent::Note("frames again".into())).unwrap();
+    tx.send(LiveEvent::Health(Health::Connected)).unwrap();
+    app.on_tick(std::time::Instant::now());
+    let after = screen(&app, (100, 30));
+    assert!(
+        after.contains("connected") && !after.contains("stalled"),
+        "{after}"
+    );
+}
