@@ -574,6 +574,16 @@ mod tests {
         }
     }
 
+    /// Stripes of a cloth parallel to the cards are long blobs, far larger
+    /// than a card: reported as cards not read, they took cells that put
+    /// the one card read (a black knight) on a blue one's cell.
+    #[test]
+    fn a_cloths_stripe_is_no_card_not_read() {
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let (_, s) = reads_right(&mut recs, "decks/010", 1);
+        assert_eq!(s.unreadable, 0, "{s}");
+    }
+
     /// A lamp's glare washes a white knight's print out until it is as
     /// plain as the silhouette deck's near-black back; its paper stays as
     /// light as the faces beside it, so it is not read as the back.

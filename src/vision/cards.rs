@@ -578,7 +578,11 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             // Seen, but not as a card: no token. A blob far from any card's
             // shape is not reported at all.
             let loose = (1.0..2.2).contains(&quad.aspect) && (0.75..1.2).contains(&fill);
-            if oversized || loose {
+            // Oversized, it may be cards merged (two side by side along
+            // their long sides are 2.8 times as long as wide); far longer,
+            // it is a stripe of the cloth.
+            let merged = oversized && quad.aspect <= MERGED_ASPECT;
+            if merged || loose {
                 out.push((
                     Detected {
                         corners: quad.corners,
@@ -641,6 +645,11 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         hand,
     }
 }
+
+/// The longest outline, over its width, that may be cards merged into one
+/// blob and is reported as a card not read: two cards side by side along
+/// their long sides, with a little to spare.
+const MERGED_ASPECT: f32 = 3.0;
 
 /// How much lighter than the deck's back, over the faces' paper, a card
 /// read as the back may be: glare and exposure lift a dark back, but not
