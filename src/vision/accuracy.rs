@@ -574,6 +574,20 @@ mod tests {
         }
     }
 
+    /// Two touching cards on felt that make one blob, twice a card, which
+    /// no seam splits: each half is read at its own cell (two cells of
+    /// random/006 were missing, one `??` sat on the seam).
+    #[test]
+    fn a_blob_of_two_cards_is_read_as_two() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let image = root.join("fixtures/frames/random/006.jpg");
+        let truth = Truth::load(&image.with_extension("toml")).unwrap();
+        let img = image::open(&image).unwrap().to_rgb8();
+        let s = score(&truth, &Recogniser::bundled().recognise(&img));
+        assert_eq!(s.confident_wrong, 0, "{s}");
+        assert_eq!(s.missed, 0, "{s}");
+    }
+
     /// Stripes of a cloth parallel to the cards are long blobs, far larger
     /// than a card: reported as cards not read, they took cells that put
     /// the one card read (a black knight) on a blue one's cell.

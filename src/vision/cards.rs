@@ -582,6 +582,16 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             // their long sides are 2.8 times as long as wide); far longer,
             // it is a stripe of the cloth.
             let merged = oversized && quad.aspect <= MERGED_ASPECT;
+            // Twice a card: two cards side by side, each read (or reported
+            // not read) at its own cell rather than one at the seam.
+            let two = typical_area.is_some_and(|t| (1.6 * t..2.5 * t).contains(&quad.area));
+            if merged && two && fill > 0.85 {
+                for half in halves(&quad.corners) {
+                    let half = snapped(frame, &quad_of(portrait(half)), source);
+                    out.push((judge(frame, &hands, &half, id, source), source));
+                }
+                continue;
+            }
             if merged || loose {
                 out.push((
                     Detected {
@@ -644,6 +654,14 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         cards: cards.into_iter().map(|c| c.0).collect(),
         hand,
     }
+}
+
+/// `q` (portrait order: short side first) cut in two across its long
+/// sides.
+fn halves(q: &[(f32, f32); 4]) -> [[(f32, f32); 4]; 2] {
+    let mid = |a: (f32, f32), b: (f32, f32)| ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+    let (left, right) = (mid(q[0], q[3]), mid(q[1], q[2]));
+    [[q[0], q[1], right, left], [left, right, q[2], q[3]]]
 }
 
 /// The longest outline, over its width, that may be cards merged into one
