@@ -398,14 +398,14 @@ pub(super) fn rim_seeds(
 }
 
 /// The mean of an outline's corners.
-fn centroid(q: &[(f32, f32); 4]) -> (f32, f32) {
+pub(super) fn centroid(q: &[(f32, f32); 4]) -> (f32, f32) {
     q.iter()
         .fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0))
 }
 
 /// The unit normal of the side from `a` to `b` that points away from `c`
 /// (the card's centre).
-fn outward_normal(a: (f32, f32), b: (f32, f32), c: (f32, f32)) -> (f32, f32) {
+pub(super) fn outward_normal(a: (f32, f32), b: (f32, f32), c: (f32, f32)) -> (f32, f32) {
     let len = dist(a, b).max(1e-3);
     let n = (-(b.1 - a.1) / len, (b.0 - a.0) / len);
     if (a.0 - c.0) * n.0 + (a.1 - c.1) * n.1 < 0.0 {
@@ -517,11 +517,11 @@ fn settle(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32, f3
 }
 
 /// A straight line through two points.
-type Line = ((f32, f32), (f32, f32));
+pub(super) type Line = ((f32, f32), (f32, f32));
 
 /// The outline whose sides lie on `lines` (one per side, in order): each
 /// corner where a side's line meets the one before.
-fn corners_of(lines: &[Line]) -> Option<[(f32, f32); 4]> {
+pub(super) fn corners_of(lines: &[Line]) -> Option<[(f32, f32); 4]> {
     let mut out = [(0.0, 0.0); 4];
     for (i, o) in out.iter_mut().enumerate() {
         *o = super::cards::intersect(lines[(i + 3) % 4], lines[i])?;

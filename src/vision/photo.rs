@@ -8,10 +8,9 @@ use image::RgbImage;
 use image::imageops::FilterType;
 
 use super::cards::{
-    Patch, card_shaped, dist, fit, intersect, lightness_blobs, portrait, quad_of, rectify_to,
-    snapped,
+    Patch, card_shaped, fit, lightness_blobs, portrait, quad_of, rectify_to, snapped,
 };
-use super::grow::{MIN_SUPPORT, edge_support};
+use super::grow::{Line, MIN_SUPPORT, centroid, corners_of, edge_support, outward_normal};
 use super::outline::{self, Edges, TableModel};
 
 /// The longest side a photo is looked at in: a phone's 4000 px add only
@@ -206,28 +205,18 @@ fn outer_rim(frame: &RgbImage, q: &[(f32, f32); 4], short: f32) -> [(f32, f32); 
 
 /// `q` (corners in order) with each side moved `by` pixels outward.
 fn widen(q: &[(f32, f32); 4], by: f32) -> Option<[(f32, f32); 4]> {
-    let c = q
-        .iter()
-        .fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0));
-    let lines: Vec<_> = (0..4)
+    let c = centroid(q);
+    let lines: Vec<Line> = (0..4)
         .map(|i| {
             let (a, b) = (q[i], q[(i + 1) % 4]);
-            let len = dist(a, b).max(1e-3);
-            let mut n = (-(b.1 - a.1) / len, (b.0 - a.0) / len);
-            if (a.0 - c.0) * n.0 + (a.1 - c.1) * n.1 < 0.0 {
-                n = (-n.0, -n.1);
-            }
+            let n = outward_normal(a, b, c);
             (
                 (a.0 + n.0 * by, a.1 + n.1 * by),
                 (b.0 + n.0 * by, b.1 + n.1 * by),
             )
         })
         .collect();
-    let mut out = [(0.0, 0.0); 4];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = intersect(lines[(i + 3) % 4], lines[i])?;
-    }
-    Some(out)
+    corners_of(&lines)
 }
 
 #[cfg(test)]
