@@ -111,7 +111,8 @@ fn printed_border(picture: &RgbImage, c: &[(f32, f32); 4]) -> bool {
 }
 
 /// The largest card-shaped outline in `frame` that does not touch its
-/// border, snapped onto the card's edge.
+/// border and has an edge all round, snapped onto the card's edge and out
+/// to its own rim ([`outer_rim`]).
 fn largest_card(frame: &RgbImage) -> Option<[(f32, f32); 4]> {
     let (w, h) = frame.dimensions();
     let whole = (w * h) as f32;
