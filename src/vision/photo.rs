@@ -322,7 +322,7 @@ mod tests {
             // Never another thing than the card: at worst a side caught by
             // a check of the cloth beside the card's edge.
             assert!(
-                *e < 0.1,
+                *e < 0.08,
                 "{kind:?} {deck:?}: corners {:.1}% of the card off",
                 100.0 * e
             );
@@ -332,11 +332,11 @@ mod tests {
             "{} of {all} photos found",
             errors.len()
         );
-        // Today about two in three are within 3% of the card, the rest 4–7%
-        // off (a side on a glare's rim or a cloth's check, or the
-        // printed frame): a regression guard, not the goal.
+        // Today 23 of 26 are within 3% of the card; the rest are 4–7% off,
+        // inside a dark band round the card on a dark slate (its rim too
+        // faint) or a printed card on a gingham check as white as it.
         assert!(
-            on_edge * 5 >= errors.len() * 3,
+            on_edge * 5 >= errors.len() * 4,
             "{on_edge} of {} found on the card's edge",
             errors.len()
         );

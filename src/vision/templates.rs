@@ -1260,19 +1260,6 @@ impl DeckModel {
             0.0
         };
         let agrees = code.is_some_and(|c| Some(c) == token.card());
-        if std::env::var_os("DBG2").is_some() {
-            eprintln!(
-                "ID {:?} code {:?} both {both} margin {:.3} dist {:.3} runner {:.3} fits {} lead {} w {}",
-                token,
-                code,
-                j.margin,
-                j.distance,
-                j.runner_up,
-                j.fits(),
-                j.clear_lead(),
-                face.width()
-            );
-        }
         if code.is_some() && !agrees {
             return (None, 0.2);
         }
