@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use arbiter::vision::cards::{CornerCode, Identify, detect_with, rectify};
+use arbiter::vision::cards::{Identify, detect_with, rectify};
 use arbiter::vision::templates::DeckModel;
 use image::Rgb;
 
@@ -23,7 +23,8 @@ fn main() -> Result<(), String> {
     }
     let model: &dyn Identify = match deck.as_ref() {
         Some(d) => d,
-        None => &CornerCode,
+        // The printed deck as `recognise` reads it by default.
+        None => DeckModel::bundled(),
     };
     for path in images {
         let mut frame = image::open(&path)

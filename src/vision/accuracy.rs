@@ -625,6 +625,17 @@ mod tests {
         all_read_right(&[("lens-tilt/011", 40), ("mixed/010", 45)]);
     }
 
+    /// Large cards on checked cloths: the checks (blue gingham under a
+    /// 106 px stand-in deck) and the pictures printed on the cards (blue
+    /// and cream checks under a 99 px one) are card-shaped and outnumber
+    /// the cards, so their size passed for the cards' and every card was
+    /// "oversized" (0 of 13 and 0 of 15 cells read before the size was
+    /// taken where faces read).
+    #[test]
+    fn the_cards_size_is_where_faces_read_not_the_checks() {
+        all_read_right(&[("light/019", 10), ("sizes/010", 12)]);
+    }
+
     /// Printed cards on red and blue stripes and on gingham: the cloth's
     /// pattern cuts every region of the edge map, while the cards are far
     /// lighter than the cloth (0 of 41 and 0 of 13 cells read before the

@@ -408,11 +408,6 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             thin,
         });
     }
-    // The typical card, from the card-shaped blobs.
-    let median = |mut v: Vec<f32>| {
-        v.sort_by(f32::total_cmp);
-        v.get(v.len() / 2).copied()
-    };
     // A region is one card (a hole may be several touching): the regions
     // say what a card is when there are enough of them.
     // A picture printed on a card (a coloured square) is a blob of the
@@ -445,9 +440,12 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             .count()
     };
     // The typical card, from the colour mask's card-shaped blobs (when
-    // `colour`) or the edge map's (the thinned one's too, when `thin`).
-    let typical_of = |colour: bool, thin: bool| {
-        let trusted = if colour && count(Source::Colour, thin) >= 1 {
+    // `colour`) or the edge map's (the thinned one's too, when `thin`);
+    // of the surest source only, when `trust`.
+    let typical_of = |colour: bool, thin: bool, trust: bool| {
+        let trusted = if !trust {
+            None
+        } else if colour && count(Source::Colour, thin) >= 1 {
             Some(Source::Colour)
         } else if count(Source::Region, thin) >= 3 {
             Some(Source::Region)
@@ -461,19 +459,25 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
                 && (colour || f.source != Source::Colour)
                 && trusted.is_none_or(|t| f.source == t)
         };
-        let typical = || first.iter().zip(&no_card).filter(typical).map(|(f, _)| f);
-        (
-            median(typical().map(|f| f.quad.area).collect()),
-            median(typical().map(|f| f.quad.short).collect()),
-        )
+        first
+            .iter()
+            .zip(&no_card)
+            .filter(typical)
+            .map(|(f, _)| (&f.quad, f.source))
+            .collect::<Vec<_>>()
     };
-    let (typical_area, typical_short) = typical_of(true, true);
+    let (typical_area, typical_short) = typical_size(
+        frame,
+        id,
+        &typical_of(true, true, true),
+        &typical_of(true, true, false),
+    );
     // Hands are judged as on the unblurred frame: a blurred cloth's colour
     // is a mean of its pattern or grain (pale wood's is a pale hand's), and
     // its blobs hold a hand's pieces as well as cards. Only the table's own
     // region's colours spare a piece of table.
     let blurred = table.as_ref().is_some_and(|t| t.blurred().is_some());
-    let (hand_area, hand_short) = typical_of(!blurred, false);
+    let (hand_area, hand_short) = median_size(&typical_of(!blurred, false, true));
     let cards: Vec<&Quad> = first
         .iter()
         .filter(|f| f.shaped && !f.thin && !(blurred && f.source == Source::Colour))
@@ -654,6 +658,100 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         cards: cards.into_iter().map(|c| c.0).collect(),
         hand,
     }
+}
+
+/// The middle value (the upper of the two middle ones), if any.
+fn median(mut v: Vec<f32>) -> Option<f32> {
+    v.sort_by(f32::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+/// The median area and short side of card-shaped outlines.
+fn median_size(shaped: &[(&Quad, Source)]) -> (Option<f32>, Option<f32>) {
+    (
+        median(shaped.iter().map(|(q, _)| q.area).collect()),
+        median(shaped.iter().map(|(q, _)| q.short).collect()),
+    )
+}
+
+/// How far apart, as a ratio of areas, two outlines may be and still be
+/// one size of card.
+const SIZE_BAND: f32 = 1.3;
+
+/// How many outlines of one size are read to learn whether faces read at
+/// that size.
+const SIZE_SAMPLE: usize = 6;
+
+/// The typical card's area and short side, from the card-shaped outlines
+/// of the surest source (`trusted`): their median, unless no face reads at
+/// that size while faces read at a larger size among `all`. A checked
+/// cloth's checks are card-shaped at a tilt and far outnumber the cards,
+/// and a picture printed on a card is found by its colour where the card
+/// is not; every card is then "oversized" and none is read. The size at
+/// which faces read is the cards'.
+fn typical_size(
+    frame: &RgbImage,
+    id: &dyn Identify,
+    trusted: &[(&Quad, Source)],
+    all: &[(&Quad, Source)],
+) -> (Option<f32>, Option<f32>) {
+    let (Some(median_area), median_short) = median_size(trusted) else {
+        return (None, None);
+    };
+    let alike = |a: f32, b: f32| a.max(b) < SIZE_BAND * a.min(b);
+    let no_hands = Hands::none();
+    // How many of (up to) a sample of the outlines about `area` read as a
+    // face; one card found twice is read once.
+    let faces_at = |area: f32, need: usize| {
+        let mut near: Vec<&(&Quad, Source)> =
+            all.iter().filter(|(q, _)| alike(q.area, area)).collect();
+        near.sort_by(|a, b| (a.0.area - area).abs().total_cmp(&(b.0.area - area).abs()));
+        let mut read: Vec<(f32, f32)> = Vec::new();
+        let mut faces = 0;
+        for (q, source) in near {
+            if read.len() == SIZE_SAMPLE || faces == need {
+                break;
+            }
+            if read.iter().any(|&c| dist(c, q.centre) < 0.35 * q.short) {
+                continue;
+            }
+            read.push(q.centre);
+            let d = judge(frame, &no_hands, q, id, *source);
+            if matches!(d.token, Some(Token::Up(_))) {
+                faces += 1;
+            }
+        }
+        faces
+    };
+    if faces_at(median_area, 1) > 0 {
+        return (Some(median_area), median_short);
+    }
+    // The larger sizes, the most common first. (At a smaller size than
+    // the cards' lie the pictures printed on them, some of which a
+    // forgiving deck reads as faces.)
+    let mut left: Vec<&(&Quad, Source)> = all
+        .iter()
+        .filter(|(q, _)| q.area > SIZE_BAND * median_area)
+        .collect();
+    for _ in 0..3 {
+        let Some(mode) = left
+            .iter()
+            .max_by_key(|(a, _)| left.iter().filter(|(b, _)| alike(a.area, b.area)).count())
+            .map(|(q, _)| q.area)
+        else {
+            break;
+        };
+        if faces_at(mode, 2) >= 2 {
+            let size: Vec<(&Quad, Source)> = left
+                .iter()
+                .filter(|(q, _)| alike(q.area, mode))
+                .map(|&&x| x)
+                .collect();
+            return median_size(&size);
+        }
+        left.retain(|(q, _)| !alike(q.area, mode));
+    }
+    (Some(median_area), median_short)
 }
 
 /// `q` (portrait order: short side first) cut in two across its long
@@ -1094,6 +1192,16 @@ fn mean_colour(edges: &Edges, runs: &[Run]) -> [f32; 3] {
 }
 
 impl Hands {
+    /// No hand anywhere.
+    fn none() -> Hands {
+        Hands {
+            w: 0,
+            h: 0,
+            scale: 1,
+            mask: Vec::new(),
+        }
+    }
+
     /// The hands among the large regions of the frame (see
     /// [`outline::Object`]): each reaches in from a side of the frame, is
     /// neither the table (the largest region) nor a strip across the frame
