@@ -625,6 +625,15 @@ mod tests {
         all_read_right(&[("lens-tilt/011", 40), ("mixed/010", 45)]);
     }
 
+    /// Snapped outlines on a card's printed frame, a little inside its
+    /// edge, read a little larger: touching stand-ins on purple felt,
+    /// printed cards on linen and stand-ins on stripes (40 of 43, 19 of 21
+    /// and 17 of 19 cells read before).
+    #[test]
+    fn an_outline_on_the_printed_frame_is_read_a_little_larger() {
+        all_read_right(&[("surfaces/003", 43), ("surfaces/020", 21), ("mixed/028", 19)]);
+    }
+
     /// Large cards on checked cloths: the checks (blue gingham under a
     /// 106 px stand-in deck) and the pictures printed on the cards (blue
     /// and cream checks under a 99 px one) are card-shaped and outnumber
