@@ -45,6 +45,8 @@ const GAPS_UNKNOWN: [f32; 3] = [0.0, 0.25, 0.5];
 /// must be clearer than the deck's own threshold (0.65: 12 cells read wrong
 /// over the varied sets; 0.5: 13 and 28 more right; 0.8: 10 and 51 fewer).
 const GROWN_SURE: f32 = 0.65;
+/// From how many seeds one cell is predicted at most.
+const SEEDS_PER_CELL: usize = 2;
 /// The most outlines predicted in one frame (each costs a read).
 const MAX_TRIES: usize = 300;
 /// Above this share of table-coloured pixels, a predicted outline is an
@@ -185,7 +187,7 @@ pub(super) fn grow(
         None => GAPS_UNKNOWN.to_vec(),
     };
     let mut queue: Vec<usize> = (0..dets.len()).filter(|&i| is_read(&dets[i].0)).collect();
-    let mut tried: Vec<(f32, f32)> = Vec::new();
+    let mut tried: Vec<((f32, f32), usize)> = Vec::new();
     // Unread cards replaced by a neighbour read where they lie.
     let mut replaced = vec![false; dets.len()];
     let mut tries = 0;
@@ -211,10 +213,14 @@ pub(super) fn grow(
                 if dets.iter().any(|(d, _)| is_read(d) && near(d.centre, 0.5)) {
                     break;
                 }
-                if tried.iter().any(|&p| near(p, 0.3)) {
+                // A cell is tried from two seeds at most: each predicts it
+                // off by its own skew.
+                if tried.iter().filter(|&&(p, _)| near(p, 0.3)).count() >= SEEDS_PER_CELL
+                    || tried.iter().any(|&(p, from)| from == i && near(p, 0.3))
+                {
                     continue;
                 }
-                tried.push(centre);
+                tried.push((centre, i));
                 let predicted = seed.corners.map(|p| (p.0 + t.0, p.1 + t.1));
                 let inside = predicted
                     .iter()

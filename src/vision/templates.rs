@@ -1135,7 +1135,18 @@ impl DeckModel {
             }
             _ => false,
         };
+        // Twins whose shapes are nearly one (see [`INK_SHAPE`]) are told
+        // apart by their colour: when the runner-up twin's colour cells are
+        // the nearer, a shape a little nearer to the best is noise (a dim
+        // blue king read white by its stroke).
+        let twin_colour_against = order.get(1).is_some_and(|&k2| {
+            piece(k1).is_some()
+                && piece(k1) == piece(k2)
+                && self.pair[k1 * n + k2][0] <= INK_SHAPE
+                && runner.is_some_and(|r| r.1 < colour[k1])
+        });
         Judgement {
+            twin_colour_against,
             ink_clear,
             token: Some(self.kinds[k1].token),
             distance: d1,
@@ -1163,6 +1174,9 @@ struct Judgement {
     twin_colour_clear: bool,
     /// No twin of another ink (see [`INK_TWIN`]) is as near in contrast.
     ink_clear: bool,
+    /// The runner-up is the same piece in another colour, of nearly the
+    /// same shape, and its colour cells are the nearer.
+    twin_colour_against: bool,
 }
 
 impl Judgement {
@@ -1270,7 +1284,7 @@ impl DeckModel {
             && j.margin >= BACK_MARGIN
             && j.runner_up >= BACK_LEAD * j.distance;
         let named = j.fits()
-            && (j.margin >= MIN_MARGIN && j.clear_lead()
+            && (j.margin >= MIN_MARGIN && j.clear_lead() && !j.twin_colour_against
                 || agrees && j.margin > least_margin
                 || plain_back);
         if !named {
