@@ -634,6 +634,15 @@ mod tests {
         all_read_right(&[("decks/008", 76), ("mixed/010", 64)]);
     }
 
+    /// A neighbour's outline that comes near to reading is moved in small
+    /// steps (shifted, scaled, turned) until it reads, and kept when the
+    /// outline halfway back reads the same: an outline deck on light wood
+    /// and on gingham (20 of 30 and 40 of 53 cells read before).
+    #[test]
+    fn an_outline_near_reading_is_moved_until_it_reads() {
+        all_read_right(&[("surfaces/008", 23), ("hard/007", 43)]);
+    }
+
     /// A blue king of the letters deck at 42 px in dim light, its stroke a
     /// little nearer the white king's (an outline blurred solid) while its
     /// colour cells are nearer the blue's, was read white: twins are told

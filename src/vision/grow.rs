@@ -702,18 +702,98 @@ fn read_outline(
         id,
         Source::Region,
     );
-    if !clear(&d) {
+    if clear(&d) {
+        let half = judge(
+            frame,
+            hands,
+            &quad_of(grown(1.0 + GROWN_READ / 2.0)),
+            id,
+            Source::Region,
+        );
+        return (half.token == d.token).then_some(d);
+    }
+    if d.confidence < CLIMB_NEAR {
         return None;
     }
-    let half = judge(
-        frame,
-        hands,
-        &quad_of(grown(1.0 + GROWN_READ / 2.0)),
-        id,
-        Source::Region,
-    );
-    (half.token == d.token).then_some(d)
+    climb(frame, hands, id, &q, d.confidence, &clear)
 }
+
+/// Moves an outline that came near to reading in small steps (shifted,
+/// scaled, turned) while its read comes nearer, and reads it where it
+/// reads clearly; kept only when the outline halfway back reads the same,
+/// so that no outline tuned to one read stands alone.
+fn climb(
+    frame: &RgbImage,
+    hands: &Hands,
+    id: &dyn Identify,
+    q: &Quad,
+    near: f32,
+    clear: &dyn Fn(&Detected) -> bool,
+) -> Option<Detected> {
+    let c = q.centre;
+    let r = Ruler::of(&Detected {
+        corners: q.corners,
+        centre: c,
+        token: None,
+        confidence: 0.0,
+    });
+    let step = CLIMB_STEP * r.short;
+    let moved = |from: &[(f32, f32); 4], k: usize| -> [(f32, f32); 4] {
+        let mid = centroid(from);
+        let (dx, dy, scale, turn) = match k {
+            0 => (r.across.0 * step, r.across.1 * step, 1.0, 0.0),
+            1 => (-r.across.0 * step, -r.across.1 * step, 1.0, 0.0),
+            2 => (r.along.0 * step, r.along.1 * step, 1.0, 0.0),
+            3 => (-r.along.0 * step, -r.along.1 * step, 1.0, 0.0),
+            4 => (0.0, 0.0, 1.0 + CLIMB_STEP, 0.0),
+            5 => (0.0, 0.0, 1.0 - CLIMB_STEP, 0.0),
+            6 => (0.0, 0.0, 1.0, CLIMB_TURN),
+            _ => (0.0, 0.0, 1.0, -CLIMB_TURN),
+        };
+        let (sin, cos) = turn.to_radians().sin_cos();
+        from.map(|p| {
+            let (x, y) = (p.0 - mid.0, p.1 - mid.1);
+            (
+                mid.0 + dx + scale * (x * cos - y * sin),
+                mid.1 + dy + scale * (x * sin + y * cos),
+            )
+        })
+    };
+    let mut best = (q.corners, near);
+    for _ in 0..CLIMB_ROUNDS {
+        let mut next = None;
+        for k in 0..8 {
+            let m = moved(&best.0, k);
+            let d = judge(frame, hands, &quad_of(m), id, Source::Region);
+            if clear(&d) {
+                let half: [(f32, f32); 4] = std::array::from_fn(|i| {
+                    (
+                        (m[i].0 + q.corners[i].0) / 2.0,
+                        (m[i].1 + q.corners[i].1) / 2.0,
+                    )
+                });
+                let back = judge(frame, hands, &quad_of(half), id, Source::Region);
+                return (back.token == d.token).then_some(d);
+            }
+            if d.confidence > next.map_or(best.1, |(_, n)| n) {
+                next = Some((m, d.confidence));
+            }
+        }
+        best = next?;
+    }
+    None
+}
+
+/// How near to reading an outline read a little larger must come for
+/// [`climb`] to move it.
+const CLIMB_NEAR: f32 = 0.3;
+/// One step of [`climb`]: a shift or a change of size, over the card's
+/// short side.
+const CLIMB_STEP: f32 = 0.03;
+/// One turn of [`climb`], degrees.
+const CLIMB_TURN: f32 = 2.0;
+/// How many steps [`climb`] takes at most.
+const CLIMB_ROUNDS: usize = 3;
 
 /// How near to reading (its confidence) a snapped outline must come to be
 /// read again a little larger (see [`read_outline`]).
