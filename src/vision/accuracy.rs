@@ -643,6 +643,25 @@ mod tests {
         all_read_right(&[("surfaces/008", 23), ("hard/007", 43)]);
     }
 
+    /// Layouts whose cards lie both ways (turned a quarter, as in
+    /// DoubleCross and Enochian) have square cells: a neighbour is a
+    /// cell's pitch away whichever way it lies, and may be turned from its
+    /// seed (43 of 53 and 35 of 47 cells read when the neighbour was
+    /// sought one card's length away, turned as its seed).
+    #[test]
+    fn cards_turned_a_quarter_are_found_from_their_neighbours() {
+        all_read_right(&[("hard/007", 53), ("decks/018", 40)]);
+    }
+
+    /// A printed card 62 px wide found from a neighbour's prediction, its
+    /// corner codes unread, was named by its face alone, a blue pawn as a
+    /// blue king: at a size the codes can be read, a rough outline's face
+    /// must have a code agree.
+    #[test]
+    fn a_rough_outline_of_a_coded_card_needs_its_code() {
+        all_read_right(&[("light/011", 50)]);
+    }
+
     /// A blue king of the letters deck at 42 px in dim light, its stroke a
     /// little nearer the white king's (an outline blurred solid) while its
     /// colour cells are nearer the blue's, was read white: twins are told

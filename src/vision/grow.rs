@@ -129,6 +129,65 @@ fn layout_gap(rulers: &[Ruler]) -> Option<f32> {
     Some(gaps[gaps.len() / 2].max(0.0))
 }
 
+/// The layout's pitch, from cards read side by side: the step from a card
+/// to its neighbour across (over its short side) and along (over its long
+/// side), each when measured. Cards lie on the layout's grid whichever way
+/// each is turned, so a neighbour turned a quarter measures as well.
+struct Pitch {
+    across: Option<f32>,
+    along: Option<f32>,
+}
+
+fn layout_pitch(rulers: &[Ruler]) -> Pitch {
+    let (mut across, mut along) = (Vec::new(), Vec::new());
+    for a in rulers {
+        for b in rulers {
+            let turn = (a.across.0 * b.across.0 + a.across.1 * b.across.1).abs();
+            // Square to each other, or a quarter turned.
+            if std::ptr::eq(a, b) || (0.3..0.95).contains(&turn) {
+                continue;
+            }
+            let (u, v) = a.local(b.centre);
+            if v.abs() < 0.25 * a.short && (0.9..2.0).contains(&(u.abs() / a.short)) {
+                across.push(u.abs() / a.short);
+            } else if u.abs() < 0.25 * a.short && (0.85..1.7).contains(&(v.abs() / a.long)) {
+                along.push(v.abs() / a.long);
+            }
+        }
+    }
+    let median = |mut v: Vec<f32>| {
+        v.sort_by(f32::total_cmp);
+        v.get(v.len() / 2).copied()
+    };
+    Pitch {
+        across: median(across),
+        along: median(along),
+    }
+}
+
+impl Pitch {
+    /// The steps to try from the card `r` to its neighbours across and
+    /// along, pixels. Unmeasured, a step is the card's side and the gap
+    /// the other step shows (or, neither measured, each gap of
+    /// [`GAPS_UNKNOWN`]).
+    fn steps(&self, r: &Ruler) -> (Vec<f32>, Vec<f32>) {
+        let gaps: Vec<f32> = match (self.across, self.along) {
+            (Some(a), _) => vec![(a - 1.0).max(0.0)],
+            (None, Some(b)) => vec![((b - 1.0) * r.aspect).max(0.0)],
+            (None, None) => GAPS_UNKNOWN.to_vec(),
+        };
+        let across = match self.across {
+            Some(a) => vec![a * r.short],
+            None => gaps.iter().map(|g| r.short * (1.0 + g)).collect(),
+        };
+        let along = match self.along {
+            Some(b) => vec![b * r.long],
+            None => gaps.iter().map(|g| r.long + g * r.short).collect(),
+        };
+        (across, along)
+    }
+}
+
 /// Settles each card of `dets` seen and not read onto its edges and reads
 /// it again: an outline found from the edge map may be a little off the
 /// card (a region snapped onto a neighbour's print), and a card read now
@@ -182,9 +241,33 @@ pub(super) fn grow(
     if rulers.is_empty() {
         return;
     }
-    let gaps: Vec<f32> = match layout_gap(&rulers) {
-        Some(g) => vec![g],
-        None => GAPS_UNKNOWN.to_vec(),
+    // Cards of the layout lie both ways (DoubleCross, Enochian): each
+    // neighbour may be turned a quarter from its seed, and the cells are
+    // as wide as they are long. Else the gap between cards is one all
+    // round.
+    // Faces tell it (a plain back's outline may be taken the other way
+    // round under a steep tilt), four at least each turned from another.
+    let faces: Vec<Ruler> = dets
+        .iter()
+        .filter(|(d, _)| is_read(d) && matches!(d.token, Some(Token::Up(_))))
+        .map(|(d, _)| Ruler::of(d))
+        .collect();
+    let turned_faces = faces
+        .iter()
+        .filter(|a| {
+            faces
+                .iter()
+                .any(|b| (a.across.0 * b.across.0 + a.across.1 * b.across.1).abs() < 0.3)
+        })
+        .count();
+    let both_ways = turned_faces >= 4;
+    let pitch = if both_ways {
+        layout_pitch(&rulers)
+    } else {
+        Pitch {
+            across: layout_gap(&rulers).map(|g| 1.0 + g),
+            along: None,
+        }
     };
     let mut queue: Vec<usize> = (0..dets.len()).filter(|&i| is_read(&dets[i].0)).collect();
     let mut tried: Vec<((f32, f32), usize)> = Vec::new();
@@ -194,18 +277,19 @@ pub(super) fn grow(
     while let Some(i) = queue.pop() {
         let seed = dets[i].0.clone();
         let r = Ruler::of(&seed);
-        for (dir, len) in [
-            (r.across, r.short),
-            ((-r.across.0, -r.across.1), r.short),
-            (r.along, r.long),
-            ((-r.along.0, -r.along.1), r.long),
+        let turned = both_ways.then(|| quarter_turned(&seed));
+        let (across_steps, along_steps) = pitch.steps(&r);
+        for (dir, steps) in [
+            (r.across, &across_steps),
+            ((-r.across.0, -r.across.1), &across_steps),
+            (r.along, &along_steps),
+            ((-r.along.0, -r.along.1), &along_steps),
         ] {
-            for &g in &gaps {
+            for &step in steps {
                 if tries >= MAX_TRIES {
                     queue.clear();
                     break;
                 }
-                let step = len + g * r.short;
                 let t = (dir.0 * step, dir.1 * step);
                 let centre = (r.centre.0 + t.0, r.centre.1 + t.1);
                 let near = |p: (f32, f32), f: f32| dist(p, centre) < f * r.short;
@@ -221,39 +305,27 @@ pub(super) fn grow(
                     continue;
                 }
                 tried.push((centre, i));
-                let predicted = seed.corners.map(|p| (p.0 + t.0, p.1 + t.1));
-                let inside = predicted
-                    .iter()
-                    .all(|p| p.0 >= 1.0 && p.1 >= 1.0 && p.0 < fw - 2.0 && p.1 < fh - 2.0);
-                if !inside {
-                    continue;
-                }
-                // A plain back is any plain rectangle: where the table's
-                // colour fills the outline (an empty cell), only a face
-                // counts. A white face on a white table is still read.
-                let empty = table.is_some_and(|m| m.share_in(frame, &predicted) > EMPTY);
-                tries += 1;
-                let reach = REACH * r.short;
-                let snap = || outline::snap(frame, &predicted, reach, reach, Prefer::Nearest);
-                let Some(d) = read_outline(frame, hands, id, &r, centre, &predicted, snap(), empty)
-                    .or_else(|| {
-                        let rigid = fit_rigid(frame, &predicted, reach)?;
-                        read_outline(frame, hands, id, &r, centre, &predicted, Some(rigid), empty)
-                    })
-                    .or_else(|| {
-                        let settled = settle(frame, &predicted, reach)?;
-                        read_outline(
+                let Some(d) = std::iter::once(&seed)
+                    .chain(turned.as_ref())
+                    .find_map(|seed| {
+                        let predicted = seed.corners.map(|p| (p.0 + t.0, p.1 + t.1));
+                        let inside = predicted
+                            .iter()
+                            .all(|p| p.0 >= 1.0 && p.1 >= 1.0 && p.0 < fw - 2.0 && p.1 < fh - 2.0);
+                        if !inside || tries >= MAX_TRIES {
+                            return None;
+                        }
+                        tries += 1;
+                        read_predicted(
                             frame,
                             hands,
+                            table,
                             id,
-                            &r,
+                            &Ruler::of(seed),
                             centre,
                             &predicted,
-                            Some(settled),
-                            empty,
                         )
                     })
-                    .or_else(|| read_nudged(frame, hands, id, &r, centre, &predicted))
                 else {
                     continue;
                 };
@@ -274,6 +346,47 @@ pub(super) fn grow(
         k += 1;
         !replaced[k - 1]
     });
+}
+
+/// Reads the card predicted at `predicted` (centred on `centre`, shaped as
+/// the card `r` measures): its outline snapped onto the card's edges,
+/// fitted as one rigid card, settled side by side, and as predicted
+/// nudged a little each way, in that order, until one reads clearly.
+fn read_predicted(
+    frame: &RgbImage,
+    hands: &Hands,
+    table: Option<&TableModel>,
+    id: &dyn Identify,
+    r: &Ruler,
+    centre: (f32, f32),
+    predicted: &[(f32, f32); 4],
+) -> Option<Detected> {
+    // A plain back is any plain rectangle: where the table's colour fills
+    // the outline (an empty cell), only a face counts. A white face on a
+    // white table is still read.
+    let empty = table.is_some_and(|m| m.share_in(frame, predicted) > EMPTY);
+    let reach = REACH * r.short;
+    let snap = || outline::snap(frame, predicted, reach, reach, Prefer::Nearest);
+    read_outline(frame, hands, id, r, centre, predicted, snap(), empty)
+        .or_else(|| {
+            let rigid = fit_rigid(frame, predicted, reach)?;
+            read_outline(frame, hands, id, r, centre, predicted, Some(rigid), empty)
+        })
+        .or_else(|| {
+            let settled = settle(frame, predicted, reach)?;
+            read_outline(frame, hands, id, r, centre, predicted, Some(settled), empty)
+        })
+        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted))
+}
+
+/// `d` turned a quarter about its centre (its corners still in portrait
+/// order once [`portrait`] reorders them).
+fn quarter_turned(d: &Detected) -> Detected {
+    let c = d.centre;
+    Detected {
+        corners: d.corners.map(|p| (c.0 - (p.1 - c.1), c.1 + (p.0 - c.0))),
+        ..d.clone()
+    }
 }
 
 /// Seeds for [`grow`] from a block of touching cards: one blob of the
@@ -765,7 +878,8 @@ fn climb(
         for k in 0..8 {
             let m = moved(&best.0, k);
             let d = judge(frame, hands, &quad_of(m), id, Source::Region);
-            if clear(&d) {
+            // An outline moved until it reads is held to a surer read.
+            if clear(&d) && d.confidence >= SURE_ALONE {
                 let half: [(f32, f32); 4] = std::array::from_fn(|i| {
                     (
                         (m[i].0 + q.corners[i].0) / 2.0,
@@ -795,6 +909,10 @@ const CLIMB_TURN: f32 = 2.0;
 /// How many steps [`climb`] takes at most.
 const CLIMB_ROUNDS: usize = 3;
 
+/// The least confidence of a read at an outline [`climb`] moved there: an
+/// outline tuned to a read is held to a surer one (a 47 px blue king of
+/// the silhouette deck was climbed to a rook at 0.66).
+const SURE_ALONE: f32 = 0.75;
 /// How near to reading (its confidence) a snapped outline must come to be
 /// read again a little larger (see [`read_outline`]).
 const NEAR_READ: f32 = 0.2;

@@ -1221,6 +1221,35 @@ impl Identify for DeckModel {
     /// has them rectified at full size, but only the two corners, and only
     /// once the face names a card.
     fn identify_in(&self, frame: &RgbImage, corners: &[(f32, f32); 4]) -> (Option<Token>, f32) {
+        self.read_in(frame, corners, false)
+    }
+
+    fn identify(&self, card: &RgbImage) -> (Option<Token>, f32) {
+        self.identify_from(card, || Cow::Borrowed(card), false, false)
+    }
+
+    /// An outline from the edge map or a neighbour's prediction may be a
+    /// little off, which a face's print tolerates worse than its codes:
+    /// a card of a deck with corner codes, large enough to read them, is
+    /// named only when a code agrees.
+    fn identify_rough_in(
+        &self,
+        frame: &RgbImage,
+        corners: &[(f32, f32); 4],
+    ) -> (Option<Token>, f32) {
+        self.read_in(frame, corners, true)
+    }
+}
+
+impl DeckModel {
+    /// Reads the card whose outline in `frame` is `corners`; a `rough`
+    /// outline as [`Identify::identify_rough_in`] says.
+    fn read_in(
+        &self,
+        frame: &RgbImage,
+        corners: &[(f32, f32); 4],
+        rough: bool,
+    ) -> (Option<Token>, f32) {
         let (w, h) = (SAMPLE_SCALE * FW as u32, SAMPLE_SCALE * FH as u32);
         // Half a pixel up and left, as [`rectify`] samples: the templates
         // are learned so (without it, a third fewer cards of a 41 px
@@ -1229,15 +1258,10 @@ impl Identify for DeckModel {
         // The corner codes need the full size, but only their corners.
         let codes = || Cow::Owned(rectify_corner_codes(frame, corners));
         let short = (dist(corners[0], corners[1]) + dist(corners[3], corners[2])) / 2.0;
-        self.identify_from(&face, codes, short < SURE_CODE_SHORT)
+        let small = short < SURE_CODE_SHORT;
+        self.identify_from(&face, codes, small, rough && !small)
     }
 
-    fn identify(&self, card: &RgbImage) -> (Option<Token>, f32) {
-        self.identify_from(card, || Cow::Borrowed(card), false)
-    }
-}
-
-impl DeckModel {
     /// Reads the card whose face is `face` (rectified at any size the
     /// fine grid can be sampled from) and, for a deck with corner codes,
     /// whose codes `codes` rectifies at full size, called only once the
@@ -1248,6 +1272,7 @@ impl DeckModel {
         face: &RgbImage,
         codes: impl FnOnce() -> Cow<'a, RgbImage>,
         small: bool,
+        code_needed: bool,
     ) -> (Option<Token>, f32) {
         let j = self.judge(face);
         let Some(token) = j.token else {
@@ -1276,6 +1301,9 @@ impl DeckModel {
         let agrees = code.is_some_and(|c| Some(c) == token.card());
         if code.is_some() && !agrees {
             return (None, 0.2);
+        }
+        if code_needed && self.corner_code && token.card().is_some() && !agrees {
+            return (None, 0.3);
         }
         // A back is one design, plain beside any face: far nearer to it
         // than to every face, it is a back even when the light has moved
