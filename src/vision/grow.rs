@@ -16,6 +16,8 @@
 //! A block of touching cards with no card read yet is seeded at its convex
 //! corners ([`rim_seeds`]).
 
+use std::cell::Cell;
+
 use image::RgbImage;
 
 use super::cards::{Detected, Hands, Identify, Quad, dist, judge, portrait, quad_of};
@@ -198,6 +200,7 @@ pub(super) fn reread(
     dets: &mut [(Detected, Source)],
     id: &dyn Identify,
 ) {
+    let climbs = Cell::new(CLIMB_BUDGET);
     for (d, _) in dets.iter_mut() {
         if d.token.is_some() {
             continue;
@@ -210,11 +213,11 @@ pub(super) fn reread(
         let (q, c) = (d.corners, d.centre);
         let read = (|| {
             let rigid = fit_rigid(frame, &q, reach)?;
-            read_outline(frame, hands, id, &r, c, &q, Some(rigid), false)
+            read_outline(frame, hands, id, &r, c, &q, Some(rigid), false, &climbs)
         })()
         .or_else(|| {
             let settled = settle(frame, &q, reach)?;
-            read_outline(frame, hands, id, &r, c, &q, Some(settled), false)
+            read_outline(frame, hands, id, &r, c, &q, Some(settled), false, &climbs)
         });
         if let Some(read) = read {
             *d = read;
@@ -271,6 +274,7 @@ pub(super) fn grow(
     };
     let mut queue: Vec<usize> = (0..dets.len()).filter(|&i| is_read(&dets[i].0)).collect();
     let mut tried: Vec<((f32, f32), usize)> = Vec::new();
+    let climbs = Cell::new(CLIMB_BUDGET);
     // Unread cards replaced by a neighbour read where they lie.
     let mut replaced = vec![false; dets.len()];
     let mut tries = 0;
@@ -324,6 +328,7 @@ pub(super) fn grow(
                             &Ruler::of(seed),
                             centre,
                             &predicted,
+                            &climbs,
                         )
                     })
                 else {
@@ -352,6 +357,7 @@ pub(super) fn grow(
 /// the card `r` measures): its outline snapped onto the card's edges,
 /// fitted as one rigid card, settled side by side, and as predicted
 /// nudged a little each way, in that order, until one reads clearly.
+#[allow(clippy::too_many_arguments)]
 fn read_predicted(
     frame: &RgbImage,
     hands: &Hands,
@@ -360,6 +366,7 @@ fn read_predicted(
     r: &Ruler,
     centre: (f32, f32),
     predicted: &[(f32, f32); 4],
+    climbs: &Cell<usize>,
 ) -> Option<Detected> {
     // A plain back is any plain rectangle: where the table's colour fills
     // the outline (an empty cell), only a face counts. A white face on a
@@ -367,16 +374,46 @@ fn read_predicted(
     let empty = table.is_some_and(|m| m.share_in(frame, predicted) > EMPTY);
     let reach = REACH * r.short;
     let snap = || outline::snap(frame, predicted, reach, reach, Prefer::Nearest);
-    read_outline(frame, hands, id, r, centre, predicted, snap(), empty)
-        .or_else(|| {
-            let rigid = fit_rigid(frame, predicted, reach)?;
-            read_outline(frame, hands, id, r, centre, predicted, Some(rigid), empty)
-        })
-        .or_else(|| {
-            let settled = settle(frame, predicted, reach)?;
-            read_outline(frame, hands, id, r, centre, predicted, Some(settled), empty)
-        })
-        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted))
+    read_outline(
+        frame,
+        hands,
+        id,
+        r,
+        centre,
+        predicted,
+        snap(),
+        empty,
+        climbs,
+    )
+    .or_else(|| {
+        let rigid = fit_rigid(frame, predicted, reach)?;
+        read_outline(
+            frame,
+            hands,
+            id,
+            r,
+            centre,
+            predicted,
+            Some(rigid),
+            empty,
+            climbs,
+        )
+    })
+    .or_else(|| {
+        let settled = settle(frame, predicted, reach)?;
+        read_outline(
+            frame,
+            hands,
+            id,
+            r,
+            centre,
+            predicted,
+            Some(settled),
+            empty,
+            climbs,
+        )
+    })
+    .or_else(|| read_nudged(frame, hands, id, r, centre, predicted))
 }
 
 /// `d` turned a quarter about its centre (its corners still in portrait
@@ -409,6 +446,7 @@ pub(super) fn rim_seeds(
     dets: &mut Vec<(Detected, Source)>,
 ) -> Option<(f32, f32)> {
     let corners = super::cards::hull(boundary);
+    let climbs = Cell::new(CLIMB_BUDGET);
     let mut tried: Vec<(f32, f32)> = Vec::new();
     let (mut scanned, mut seeded) = (0, 0);
     for &v in &corners {
@@ -497,7 +535,17 @@ pub(super) fn rim_seeds(
                 let snap = || outline::snap(frame, &predicted, reach, reach, Prefer::Nearest);
                 // A block's corner is far from every read card: its outline
                 // is taken only where the sides snap, or a face reads.
-                let read = read_outline(frame, hands, id, &r, centre, &predicted, snap(), false);
+                let read = read_outline(
+                    frame,
+                    hands,
+                    id,
+                    &r,
+                    centre,
+                    &predicted,
+                    snap(),
+                    false,
+                    &climbs,
+                );
                 if let Some(d) = read {
                     dets.retain(|(o, _)| {
                         o.token.is_some() || dist(o.centre, d.centre) >= 0.5 * short
@@ -764,6 +812,7 @@ fn read_outline(
     predicted: &[(f32, f32); 4],
     snapped: Option<[(f32, f32); 4]>,
     empty: bool,
+    climbs: &Cell<usize>,
 ) -> Option<Detected> {
     let q: Quad = quad_of(portrait(snapped.unwrap_or(*predicted)));
     let turn = Ruler::of(&Detected {
@@ -828,6 +877,11 @@ fn read_outline(
     if d.confidence < CLIMB_NEAR {
         return None;
     }
+    // Each climb costs up to two dozen reads: a frame has a budget.
+    if climbs.get() == 0 {
+        return None;
+    }
+    climbs.set(climbs.get() - 1);
     climb(frame, hands, id, &q, d.confidence, &clear)
 }
 
@@ -906,6 +960,9 @@ const CLIMB_NEAR: f32 = 0.3;
 const CLIMB_STEP: f32 = 0.03;
 /// One turn of [`climb`], degrees.
 const CLIMB_TURN: f32 = 2.0;
+/// How many outlines [`grow`] (and each of [`reread`] and [`rim_seeds`])
+/// climbs at most in one frame.
+const CLIMB_BUDGET: usize = 20;
 /// How many steps [`climb`] takes at most.
 const CLIMB_ROUNDS: usize = 3;
 
@@ -945,7 +1002,7 @@ fn read_nudged(
         .find_map(|d| {
             let moved = q.map(|p| (p.0 + d.0 * k, p.1 + d.1 * k));
             let c = (centre.0 + d.0 * k, centre.1 + d.1 * k);
-            read_outline(frame, hands, id, r, c, &moved, None, true)
+            read_outline(frame, hands, id, r, c, &moved, None, true, &Cell::new(0))
         })
 }
 
