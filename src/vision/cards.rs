@@ -661,7 +661,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
 }
 
 /// The middle value (the upper of the two middle ones), if any.
-fn median(mut v: Vec<f32>) -> Option<f32> {
+pub(super) fn median(mut v: Vec<f32>) -> Option<f32> {
     v.sort_by(f32::total_cmp);
     v.get(v.len() / 2).copied()
 }

@@ -20,7 +20,7 @@ use std::cell::Cell;
 
 use image::RgbImage;
 
-use super::cards::{Detected, Hands, Identify, Quad, dist, judge, portrait, quad_of};
+use super::cards::{Detected, Hands, Identify, Quad, dist, judge, median, portrait, quad_of};
 use super::outline::{self, Prefer, Source, TableModel};
 use crate::table::Token;
 use crate::vision::scene::CARD_ASPECT;
@@ -157,10 +157,6 @@ fn layout_pitch(rulers: &[Ruler]) -> Pitch {
             }
         }
     }
-    let median = |mut v: Vec<f32>| {
-        v.sort_by(f32::total_cmp);
-        v.get(v.len() / 2).copied()
-    };
     Pitch {
         across: median(across),
         along: median(along),
@@ -373,47 +369,16 @@ fn read_predicted(
     // white table is still read.
     let empty = table.is_some_and(|m| m.share_in(frame, predicted) > EMPTY);
     let reach = REACH * r.short;
-    let snap = || outline::snap(frame, predicted, reach, reach, Prefer::Nearest);
-    read_outline(
-        frame,
-        hands,
-        id,
-        r,
-        centre,
-        predicted,
-        snap(),
-        empty,
-        climbs,
-    )
-    .or_else(|| {
-        let rigid = fit_rigid(frame, predicted, reach)?;
+    let read = |snapped: Option<[(f32, f32); 4]>| {
         read_outline(
-            frame,
-            hands,
-            id,
-            r,
-            centre,
-            predicted,
-            Some(rigid),
-            empty,
-            climbs,
+            frame, hands, id, r, centre, predicted, snapped, empty, climbs,
         )
-    })
-    .or_else(|| {
-        let settled = settle(frame, predicted, reach)?;
-        read_outline(
-            frame,
-            hands,
-            id,
-            r,
-            centre,
-            predicted,
-            Some(settled),
-            empty,
-            climbs,
-        )
-    })
-    .or_else(|| read_nudged(frame, hands, id, r, centre, predicted))
+    };
+    let snapped = outline::snap(frame, predicted, reach, reach, Prefer::Nearest);
+    read(snapped)
+        .or_else(|| read(Some(fit_rigid(frame, predicted, reach)?)))
+        .or_else(|| read(Some(settle(frame, predicted, reach)?)))
+        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted))
 }
 
 /// `d` turned a quarter about its centre (its corners still in portrait

@@ -1266,7 +1266,8 @@ impl DeckModel {
     /// fine grid can be sampled from) and, for a deck with corner codes,
     /// whose codes `codes` rectifies at full size, called only once the
     /// face has named a card. On a `small` card one code alone is a weaker
-    /// check (see [`SURE_CODE_SHORT`]).
+    /// check (see [`SURE_CODE_SHORT`]); when `code_needed`, a face is named
+    /// only when a code agrees.
     fn identify_from<'a>(
         &self,
         face: &RgbImage,
