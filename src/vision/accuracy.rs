@@ -691,6 +691,14 @@ mod tests {
     /// "oversized" (0 of 13 and 0 of 15 cells read before the size was
     /// taken where faces read).
     #[test]
+    fn cards_on_a_cloth_of_their_own_white_are_parted_from_its_pattern() {
+        // White cards on white-and-green gingham and on white-and-red
+        // stripes: no card's outline closes, and none was read (0 of 37,
+        // 0 of 11).
+        all_read_right(&[("light/009", 30), ("decks/023", 7)]);
+    }
+
+    #[test]
     fn the_cards_size_is_where_faces_read_not_the_checks() {
         all_read_right(&[("light/019", 10), ("sizes/010", 12)]);
     }

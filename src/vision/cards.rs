@@ -523,10 +523,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         let undersized =
             typical_area.is_some_and(|t| quad.area < least * t) || quad.short < least_short;
         if shaped && !oversized && !undersized {
-            let read_already = out
-                .iter()
-                .any(|(d, _)| d.token.is_some() && dist(d.centre, quad.centre) < 0.35 * quad.short);
-            if read_already {
+            if read_at(&out, &quad) {
                 continue;
             }
             let mut d = judge(frame, &hands, &quad, id, source);
@@ -613,6 +610,18 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             let part = snapped(frame, part, source);
             out.push((judge(frame, &hands, &part, id, source), source));
         }
+    }
+    // A frame where hardly a face was read: on a patterned cloth every
+    // card's outline may hold the pattern's pieces that touch it. Opened,
+    // the lightness blobs part them (a pass too costly for every frame).
+    // A frame where hardly a face was read: on a patterned cloth every
+    // card's outline may hold the pattern's pieces that touch it.
+    let faces = out
+        .iter()
+        .filter(|(d, _)| matches!(d.token, Some(Token::Up(_))))
+        .count();
+    if !on_felt && faces < LOST_BELOW {
+        read_opened(frame, &hands, id, least_short, &mut out);
     }
     let hand = if on_felt {
         felt.skin_present()
@@ -1433,30 +1442,296 @@ pub(super) fn components(w: usize, h: usize, on: impl Fn(usize) -> bool) -> Vec<
 /// filled (a face's print). White cards on a dark patterned cloth, or dark
 /// backs on a pale one, part from the cloth whatever its pattern's edges.
 pub(super) fn lightness_blobs(frame: &RgbImage) -> Vec<outline::Blob> {
-    let (w, h) = (frame.width() as usize, frame.height() as usize);
+    let (w, h) = patch_frame(frame);
+    lightness_patches(frame, w * h / 5)
+        .into_iter()
+        .map(|mut patch| {
+            patch.fill_holes(usize::MAX);
+            let (w, h) = patch_frame(frame);
+            outline::Blob::of_runs(patch.runs(), Source::Region, w, h)
+        })
+        .collect()
+}
+
+fn patch_frame(frame: &RgbImage) -> (usize, usize) {
+    (frame.width() as usize, frame.height() as usize)
+}
+
+/// The components of [`lightness_blobs`], up to `max_area`.
+fn lightness_patches(frame: &RgbImage, max_area: usize) -> Vec<Patch> {
+    let (w, h) = patch_frame(frame);
     let light: Vec<u8> = frame
         .pixels()
         .map(|p| ((u16::from(p[0]) + 2 * u16::from(p[1]) + u16::from(p[2])) / 4) as u8)
         .collect();
-    let mut hist = [0usize; 256];
-    for &l in &light {
-        hist[l as usize] += 1;
-    }
-    let t = otsu(&hist);
-    let max_area = w * h / 5;
     let mut out = Vec::new();
-    for lighter in [true, false] {
+    for (t, lighter) in lightness_splits(&light, false) {
         for runs in components(w, h, |i| (light[i] > t) == lighter) {
             let area: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
             if !(MIN_AREA..=max_area).contains(&area) {
                 continue;
             }
-            let mut patch = Patch::new(&runs);
-            patch.fill_holes(usize::MAX);
-            out.push(outline::Blob::of_runs(patch.runs(), Source::Region, w, h));
+            out.push(Patch::new(&runs));
         }
     }
     out
+}
+
+/// The lightness thresholds a frame is split at, each with the side
+/// kept (`true`: the lighter): its Otsu threshold, both sides; with
+/// `extremes` each side split again at its own Otsu threshold too, for
+/// the lightest (white faces) and the darkest pixels apart from the rest.
+fn lightness_splits(light: &[u8], extremes: bool) -> Vec<(u8, bool)> {
+    let mut hist = [0usize; 256];
+    for &l in light {
+        hist[l as usize] += 1;
+    }
+    let t = otsu(&hist);
+    let mut splits = vec![(t, true), (t, false)];
+    if extremes {
+        let side = |lighter: bool| {
+            let mut h = hist;
+            h.iter_mut()
+                .enumerate()
+                .filter(|(l, _)| (*l > usize::from(t)) != lighter)
+                .for_each(|(_, n)| *n = 0);
+            otsu(&h)
+        };
+        splits.extend([(side(true), true), (side(false), false)]);
+    }
+    splits
+}
+
+/// Whether a card of `out` is read where `quad` lies.
+fn read_at(out: &[(Detected, Source)], quad: &Quad) -> bool {
+    out.iter()
+        .any(|(d, _)| d.token.is_some() && dist(d.centre, quad.centre) < 0.35 * quad.short)
+}
+
+/// Looks for the cards again in the opened lightness blobs
+/// ([`opened_blobs`]), and adds those read to `out`: a pass too costly
+/// for every frame, made when hardly a face was read.
+fn read_opened(
+    frame: &RgbImage,
+    hands: &Hands,
+    id: &dyn Identify,
+    least_short: f32,
+    out: &mut Vec<(Detected, Source)>,
+) {
+    let mut near: Vec<Quad> = Vec::new();
+    for blob in opened_blobs(frame) {
+        if blob.at_border {
+            continue;
+        }
+        let Some(quad) = fit(&Patch::new(&blob.runs).boundary(), None) else {
+            continue;
+        };
+        let fill = (blob.area as f32 / quad.area.max(1.0)).min(1.0);
+        if !card_shaped(quad.aspect, fill) || quad.short < least_short || read_at(out, &quad) {
+            continue;
+        }
+        // The opening rounded the card's corners; the snap onto its
+        // edge may catch the cloth's pattern instead: both are read.
+        let snap = snapped(frame, &quad, Source::Region);
+        let d = [&quad, &snap]
+            .into_iter()
+            .map(|q| judge(frame, hands, q, id, Source::Region))
+            .max_by(|a, b| {
+                (a.token.is_some(), a.confidence)
+                    .partial_cmp(&(b.token.is_some(), b.confidence))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .expect("two reads");
+        if d.token.is_some() {
+            out.push((d, Source::Region));
+        } else if d.confidence >= ROUGH_NEAR {
+            near.push(quad);
+        }
+    }
+    // The faces read give the card's size; a blob that came near to
+    // reading is read again at that size, as a neighbour is.
+    let faces: Vec<&Detected> = out
+        .iter()
+        .map(|(d, _)| d)
+        .filter(|d| matches!(d.token, Some(Token::Up(_))))
+        .collect();
+    let short = median(
+        faces
+            .iter()
+            .map(|d| dist(d.corners[0], d.corners[1]))
+            .collect(),
+    );
+    let long = median(
+        faces
+            .iter()
+            .map(|d| dist(d.corners[0], d.corners[3]))
+            .collect(),
+    );
+    let Some(size) = short.zip(long) else {
+        return;
+    };
+    let climbs = std::cell::Cell::new(super::grow::CLIMB_BUDGET);
+    for quad in near {
+        if read_at(out, &quad) {
+            continue;
+        }
+        if let Some(d) = super::grow::read_rough(frame, hands, id, &quad, size, &climbs) {
+            out.push((d, Source::Region));
+        }
+    }
+}
+
+/// Fewer faces read than this, and the frame's cards are looked for again
+/// in the opened lightness blobs ([`opened_blobs`]).
+const LOST_BELOW: usize = 3;
+
+/// How near to reading an opened blob's outline must come to be read
+/// again at the read cards' size.
+const ROUGH_NEAR: f32 = 0.1;
+
+/// The half-widths, as fractions of the frame's width, of the squares
+/// [`opened_blobs`] opens the lightness blobs with: a check or stripe of
+/// a cloth up to twice as wide is cut off the cards it touches.
+const OPENINGS: [f32; 3] = [0.006, 0.0125, 0.025];
+
+/// The lightness blobs ([`lightness_blobs`]) opened: on a patterned cloth
+/// (gingham's white checks about a white card) a card's blob holds the
+/// pieces of the pattern that touch it, and no card-shaped outline. What
+/// is narrower than an opening's square is cut off; the card, wider, stays.
+/// Worked at half the frame's resolution: the outlines are only rough,
+/// and are snapped or read at the cards' size afterwards.
+fn opened_blobs(frame: &RgbImage) -> Vec<outline::Blob> {
+    let (fw, fh) = patch_frame(frame);
+    let (w, h) = (fw / 2, fh / 2);
+    let luma = |x: usize, y: usize| {
+        let p = frame.get_pixel(x as u32, y as u32);
+        u32::from(p[0]) + 2 * u32::from(p[1]) + u32::from(p[2])
+    };
+    let light: Vec<u8> = (0..w * h)
+        .map(|i| {
+            let (x, y) = (2 * (i % w), 2 * (i / w));
+            let sum = luma(x, y) + luma(x + 1, y) + luma(x, y + 1) + luma(x + 1, y + 1);
+            (sum / 16) as u8
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (t, lighter) in lightness_splits(&light, true) {
+        let mask: Vec<bool> = light.iter().map(|&l| (l > t) == lighter).collect();
+        // The holes a card's print makes are filled; not the cloth's
+        // pieces between cards, most larger than a print the opening
+        // would keep. (A cloth's stripes join every card into one blob,
+        // however large: the whole frame is worked at once.)
+        let mut holes: Vec<(usize, Vec<Run>)> = components(w, h, |i| !mask[i])
+            .into_iter()
+            .filter(|runs| {
+                !runs
+                    .iter()
+                    .any(|r| r.y == 0 || r.y as usize + 1 == h || r.x0 == 0 || r.x1 as usize == w)
+            })
+            .map(|runs| (runs.iter().map(|r| (r.x1 - r.x0) as usize).sum(), runs))
+            .collect();
+        holes.sort_by_key(|(n, _)| *n);
+        let mut filled = mask;
+        let mut next_hole = 0;
+        for f in OPENINGS {
+            // In the half-resolution grid.
+            let r = ((f * fw as f32) / 2.0).round().max(1.0) as usize;
+            let most = 2 * (2 * r + 1).pow(2);
+            while next_hole < holes.len() && holes[next_hole].0 <= most {
+                for run in &holes[next_hole].1 {
+                    let row = run.y as usize * w;
+                    filled[row + run.x0 as usize..row + run.x1 as usize].fill(true);
+                }
+                next_hole += 1;
+            }
+            let opened = opened(&filled, w, h, r);
+            for runs in components(w, h, |i| opened[i]) {
+                let area: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+                if 4 * area >= MIN_AREA {
+                    out.push(outline::Blob::of_runs(
+                        doubled(&runs),
+                        Source::Region,
+                        fw,
+                        fh,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs of a half-resolution grid (row-major) in the full one.
+fn doubled(runs: &[Run]) -> Vec<Run> {
+    let mut out = Vec::with_capacity(2 * runs.len());
+    let mut k = 0;
+    while k < runs.len() {
+        let row = runs[k..].iter().take_while(|r| r.y == runs[k].y).count();
+        for dy in 0..2 {
+            out.extend(runs[k..k + row].iter().map(|r| Run {
+                y: 2 * r.y + dy,
+                x0: 2 * r.x0,
+                x1: 2 * r.x1,
+            }));
+        }
+        k += row;
+    }
+    out
+}
+
+/// `mask` (`w`×`h`) opened by a square of side `2r + 1`: what is narrower
+/// than the square is gone, the rest keeps its outline with its corners
+/// rounded off.
+fn opened(mask: &[bool], w: usize, h: usize, r: usize) -> Vec<bool> {
+    // Whether all (erosion) or any (dilation) of the `2r + 1` pixels about
+    // each is on, by a running count along each row, then down each column
+    // (one count per column, the window moved a row at a time). Outside
+    // the grid counts as off.
+    let full = (2 * r + 1) as u32;
+    let test = |n: u32, all: bool| if all { n == full } else { n > 0 };
+    let rows = |src: &[bool], all: bool| -> Vec<bool> {
+        let mut out = vec![false; src.len()];
+        for (row, dst) in src.chunks_exact(w).zip(out.chunks_exact_mut(w)) {
+            let mut n: u32 = row[..r.min(w)].iter().map(|&b| u32::from(b)).sum();
+            for x in 0..w {
+                if x + r < w {
+                    n += u32::from(row[x + r]);
+                }
+                dst[x] = test(n, all);
+                if x >= r {
+                    n -= u32::from(row[x - r]);
+                }
+            }
+        }
+        out
+    };
+    let columns = |src: &[bool], all: bool| -> Vec<bool> {
+        let mut out = vec![false; src.len()];
+        let mut n = vec![0u32; w];
+        for y in 0..r.min(h) {
+            for (c, &b) in n.iter_mut().zip(&src[y * w..(y + 1) * w]) {
+                *c += u32::from(b);
+            }
+        }
+        for y in 0..h {
+            if y + r < h {
+                for (c, &b) in n.iter_mut().zip(&src[(y + r) * w..(y + r + 1) * w]) {
+                    *c += u32::from(b);
+                }
+            }
+            for (d, &c) in out[y * w..(y + 1) * w].iter_mut().zip(&n) {
+                *d = test(c, all);
+            }
+            if y >= r {
+                for (c, &b) in n.iter_mut().zip(&src[(y - r) * w..(y - r + 1) * w]) {
+                    *c -= u32::from(b);
+                }
+            }
+        }
+        out
+    };
+    let eroded = columns(&rows(mask, true), true);
+    columns(&rows(&eroded, false), false)
 }
 
 /// The threshold that best splits a histogram in two (Otsu's: the most
@@ -1488,6 +1763,7 @@ fn otsu(hist: &[usize; 256]) -> u8 {
 
 /// One blob as a bitmap over its bounding box with a background margin of
 /// one pixel all round.
+#[derive(Clone)]
 pub(super) struct Patch {
     /// Frame position of the bitmap's (0, 0).
     x0: i32,
@@ -2329,6 +2605,68 @@ pub(crate) mod tests {
         HandParams, Look, OccluderLook, SKIN_TONES, SceneParams, Surface, SurfaceKind, felt, render,
     };
     use std::sync::OnceLock;
+
+    #[test]
+    fn an_opening_keeps_what_holds_the_square_and_nothing_else() {
+        // A mask of speckle, stripes and blocks, opened, against the
+        // definition: a pixel stays when some (2r+1)-square lying wholly
+        // on the mask covers it.
+        let (w, h) = (41, 29);
+        let mut seed = 7u32;
+        let mask: Vec<bool> = (0..w * h)
+            .map(|i| {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                let (x, y) = (i % w, i / w);
+                (5..20).contains(&x) && (4..15).contains(&y) || y % 9 < 2 || (seed >> 24).is_multiple_of(5)
+            })
+            .collect();
+        for r in [1usize, 2, 4] {
+            let fits = |cx: usize, cy: usize| {
+                cx >= r
+                    && cy >= r
+                    && cx + r < w
+                    && cy + r < h
+                    && (cy - r..=cy + r).all(|y| (cx - r..=cx + r).all(|x| mask[y * w + x]))
+            };
+            let want: Vec<bool> = (0..w * h)
+                .map(|i| {
+                    let (x, y) = ((i % w) as i64, (i / w) as i64);
+                    let r = r as i64;
+                    (y - r..=y + r).any(|cy| {
+                        (x - r..=x + r)
+                            .any(|cx| cx >= 0 && cy >= 0 && fits(cx as usize, cy as usize))
+                    })
+                })
+                .collect();
+            assert_eq!(opened(&mask, w, h, r), want, "r = {r}");
+        }
+        // The block survives the widest opening whole; the two-pixel
+        // stripes do not.
+        let wide = opened(&mask, w, h, 4);
+        assert!((5..20).all(|x| (4..15).all(|y| wide[y * w + x])));
+        assert!(!wide[20 * w + 30]);
+    }
+
+    #[test]
+    fn doubled_runs_cover_both_rows_of_each_half_row() {
+        let runs = [
+            Run { y: 0, x0: 1, x1: 3 },
+            Run { y: 0, x0: 5, x1: 6 },
+            Run { y: 2, x0: 0, x1: 2 },
+        ];
+        let ys: Vec<(u32, u32, u32)> = doubled(&runs).iter().map(|r| (r.y, r.x0, r.x1)).collect();
+        assert_eq!(
+            ys,
+            [
+                (0, 2, 6),
+                (0, 10, 12),
+                (1, 2, 6),
+                (1, 10, 12),
+                (4, 0, 4),
+                (5, 0, 4)
+            ]
+        );
+    }
 
     #[test]
     fn otsu_splits_two_humps_between_them() {

@@ -381,6 +381,65 @@ fn read_predicted(
         .or_else(|| read_nudged(frame, hands, id, r, centre, predicted))
 }
 
+/// Reads a card whose outline is known only roughly (`rough`: its centre
+/// and turn, from a blob the cloth's pattern misshaped) and whose size is
+/// `size` (short and long sides): as a neighbour's predicted outline is
+/// read ([`read_predicted`]), lying either way round.
+pub(super) fn read_rough(
+    frame: &RgbImage,
+    hands: &Hands,
+    id: &dyn Identify,
+    rough: &Quad,
+    size: (f32, f32),
+    climbs: &Cell<usize>,
+) -> Option<Detected> {
+    let unread = |corners: [(f32, f32); 4], centre: (f32, f32)| Detected {
+        corners,
+        centre,
+        token: None,
+        confidence: 0.0,
+    };
+    let turn = Ruler::of(&unread(rough.corners, rough.centre));
+    let c = rough.centre;
+    let (half_short, half_long) = (size.0 / 2.0, size.1 / 2.0);
+    let corner = |a: f32, b: f32| {
+        (
+            c.0 + a * half_short * turn.across.0 + b * half_long * turn.along.0,
+            c.1 + a * half_short * turn.across.1 + b * half_long * turn.along.1,
+        )
+    };
+    let seed = unread(
+        [
+            corner(-1.0, -1.0),
+            corner(1.0, -1.0),
+            corner(1.0, 1.0),
+            corner(-1.0, 1.0),
+        ],
+        c,
+    );
+    let (fw, fh) = (frame.width() as f32, frame.height() as f32);
+    [seed.clone(), quarter_turned(&seed)]
+        .into_iter()
+        .map(|d| unread(portrait(d.corners), c))
+        .filter(|d| {
+            d.corners
+                .iter()
+                .all(|p| p.0 >= 1.0 && p.1 >= 1.0 && p.0 < fw - 2.0 && p.1 < fh - 2.0)
+        })
+        .find_map(|d| {
+            read_predicted(
+                frame,
+                hands,
+                None,
+                id,
+                &Ruler::of(&d),
+                c,
+                &d.corners,
+                climbs,
+            )
+        })
+}
+
 /// `d` turned a quarter about its centre (its corners still in portrait
 /// order once [`portrait`] reorders them).
 fn quarter_turned(d: &Detected) -> Detected {
@@ -927,7 +986,7 @@ const CLIMB_STEP: f32 = 0.03;
 const CLIMB_TURN: f32 = 2.0;
 /// How many outlines [`grow`] (and each of [`reread`] and [`rim_seeds`])
 /// climbs at most in one frame.
-const CLIMB_BUDGET: usize = 20;
+pub(super) const CLIMB_BUDGET: usize = 20;
 /// How many steps [`climb`] takes at most.
 const CLIMB_ROUNDS: usize = 3;
 
