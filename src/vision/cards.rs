@@ -1543,7 +1543,7 @@ fn read_opened(
             })
             .expect("two reads");
         if d.token.is_some() {
-            out.push((d, Source::Region));
+            replace_unread(out, d);
         } else if d.confidence >= ROUGH_NEAR {
             near.push(quad);
         }
@@ -1576,9 +1576,18 @@ fn read_opened(
             continue;
         }
         if let Some(d) = super::grow::read_rough(frame, hands, id, &quad, size, &climbs) {
-            out.push((d, Source::Region));
+            replace_unread(out, d);
         }
     }
+}
+
+/// Adds `read` to `out` in place of the unread outlines about it: on a
+/// patterned cloth the outline of a card's own colour may snag on the
+/// cloth, and would otherwise outrank the read ([`dedupe`]).
+fn replace_unread(out: &mut Vec<(Detected, Source)>, read: Detected) {
+    let short = dist(read.corners[0], read.corners[1]);
+    out.retain(|(d, _)| d.token.is_some() || dist(d.centre, read.centre) >= 0.35 * short);
+    out.push((read, Source::Region));
 }
 
 /// Fewer faces read than this, and the frame's cards are looked for again
@@ -2617,7 +2626,9 @@ pub(crate) mod tests {
             .map(|i| {
                 seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
                 let (x, y) = (i % w, i / w);
-                (5..20).contains(&x) && (4..15).contains(&y) || y % 9 < 2 || (seed >> 24).is_multiple_of(5)
+                (5..20).contains(&x) && (4..15).contains(&y)
+                    || y % 9 < 2
+                    || (seed >> 24).is_multiple_of(5)
             })
             .collect();
         for r in [1usize, 2, 4] {
@@ -2645,6 +2656,34 @@ pub(crate) mod tests {
         let wide = opened(&mask, w, h, 4);
         assert!((5..20).all(|x| (4..15).all(|y| wide[y * w + x])));
         assert!(!wide[20 * w + 30]);
+    }
+
+    #[test]
+    fn a_card_read_again_replaces_the_unread_outlines_about_it_only() {
+        let at = |x: f32, token: Option<Token>| Detected {
+            corners: [
+                (x - 30.0, 0.0),
+                (x + 30.0, 0.0),
+                (x + 30.0, 84.0),
+                (x - 30.0, 84.0),
+            ],
+            centre: (x, 42.0),
+            token,
+            confidence: 0.3,
+        };
+        let mut out = vec![
+            // Snagged on the cloth, about the card read again.
+            (at(100.0, None), Source::Colour),
+            // The next card, unread, and a card read.
+            (at(170.0, None), Source::Colour),
+            (at(240.0, Some(Token::Down)), Source::Region),
+        ];
+        replace_unread(&mut out, at(104.0, Some(Token::Down)));
+        let left: Vec<(f32, bool)> = out
+            .iter()
+            .map(|(d, _)| (d.centre.0, d.token.is_some()))
+            .collect();
+        assert_eq!(left, [(170.0, false), (240.0, true), (104.0, true)]);
     }
 
     #[test]
