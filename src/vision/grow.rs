@@ -106,10 +106,12 @@ fn is_read(d: &Detected) -> bool {
 }
 
 /// The layout's gap over a card's short side, from cards read side by side
-/// (square to each other, one card's width or length apart); `None` when
-/// no two are.
-fn layout_gap(rulers: &[Ruler]) -> Option<f32> {
+/// (square to each other, one card's width or length apart), and whether
+/// two lay side by side across (rather than only one above another);
+/// `None` when no two are.
+fn layout_gap(rulers: &[Ruler]) -> Option<(f32, bool)> {
     let mut gaps = Vec::new();
+    let mut across = false;
     for a in rulers {
         for b in rulers {
             let turn = (a.across.0 * b.across.0 + a.across.1 * b.across.1).abs();
@@ -119,6 +121,7 @@ fn layout_gap(rulers: &[Ruler]) -> Option<f32> {
             let (u, v) = a.local(b.centre);
             if v.abs() < 0.25 * a.long && (0.9..1.7).contains(&(u.abs() / a.short)) {
                 gaps.push((u.abs() - a.short) / a.short);
+                across = true;
             } else if u.abs() < 0.25 * a.short && (0.9..1.7).contains(&(v.abs() / a.long)) {
                 gaps.push((v.abs() - a.long) / a.short);
             }
@@ -128,7 +131,21 @@ fn layout_gap(rulers: &[Ruler]) -> Option<f32> {
         return None;
     }
     gaps.sort_by(f32::total_cmp);
-    Some(gaps[gaps.len() / 2].max(0.0))
+    Some((gaps[gaps.len() / 2].max(0.0), across))
+}
+
+/// The layout's pitch ([`layout_pitch`]) when its cards lie both ways;
+/// else its one gap all round ([`layout_gap`]).
+fn layout_pitch_or_gap(rulers: &[Ruler], both_ways: bool) -> Pitch {
+    if both_ways {
+        return layout_pitch(rulers);
+    }
+    let gap = layout_gap(rulers);
+    Pitch {
+        across: gap.map(|(g, _)| 1.0 + g),
+        along: None,
+        across_seen: gap.is_some_and(|(_, seen)| seen),
+    }
 }
 
 /// The layout's pitch, from cards read side by side: the step from a card
@@ -138,6 +155,10 @@ fn layout_gap(rulers: &[Ruler]) -> Option<f32> {
 struct Pitch {
     across: Option<f32>,
     along: Option<f32>,
+    /// The step across was measured from cards side by side across, not
+    /// taken from the gap between rows (a layout's rows may lie closer
+    /// than its columns).
+    across_seen: bool,
 }
 
 fn layout_pitch(rulers: &[Ruler]) -> Pitch {
@@ -157,8 +178,10 @@ fn layout_pitch(rulers: &[Ruler]) -> Pitch {
             }
         }
     }
+    let across = median(across);
     Pitch {
-        across: median(across),
+        across_seen: across.is_some(),
+        across,
         along: median(along),
     }
 }
@@ -175,7 +198,9 @@ impl Pitch {
             (None, None) => GAPS_UNKNOWN.to_vec(),
         };
         let across = match self.across {
-            Some(a) => vec![a * r.short],
+            Some(a) if self.across_seen => vec![a * r.short],
+            // Taken from the rows' gap only: the columns' may differ.
+            Some(_) => GAPS_UNKNOWN.iter().map(|g| r.short * (1.0 + g)).collect(),
             None => gaps.iter().map(|g| r.short * (1.0 + g)).collect(),
         };
         let along = match self.along {
@@ -260,14 +285,7 @@ pub(super) fn grow(
         })
         .count();
     let both_ways = turned_faces >= 4;
-    let pitch = if both_ways {
-        layout_pitch(&rulers)
-    } else {
-        Pitch {
-            across: layout_gap(&rulers).map(|g| 1.0 + g),
-            along: None,
-        }
-    };
+    let pitch = layout_pitch_or_gap(&rulers, both_ways);
     let mut queue: Vec<usize> = (0..dets.len()).filter(|&i| is_read(&dets[i].0)).collect();
     let mut tried: Vec<((f32, f32), usize)> = Vec::new();
     let climbs = Cell::new(CLIMB_BUDGET);
@@ -1068,6 +1086,36 @@ mod tests {
     use image::Rgb;
 
     use super::*;
+
+    #[test]
+    fn a_gap_seen_only_between_rows_does_not_fix_the_step_across() {
+        let card = |x: f32, y: f32| {
+            Ruler::of(&Detected {
+                corners: [
+                    (x - 30.0, y - 42.0),
+                    (x + 30.0, y - 42.0),
+                    (x + 30.0, y + 42.0),
+                    (x - 30.0, y + 42.0),
+                ],
+                centre: (x, y),
+                token: Some(Token::Down),
+                confidence: 0.9,
+            })
+        };
+        // One card above another, a tenth of a card apart: the rows' gap.
+        let rows = [card(100.0, 100.0), card(100.0, 190.0)];
+        let pitch = layout_pitch_or_gap(&rows, false);
+        let (across, along) = pitch.steps(&rows[0]);
+        assert_eq!(along.len(), 1);
+        assert!((along[0] - 90.0).abs() < 0.5, "{along:?}");
+        // Across, every usual gap is tried: the columns may lie apart.
+        assert_eq!(across.len(), GAPS_UNKNOWN.len(), "{across:?}");
+        // Side by side across, the gap seen is the one step.
+        let cols = [card(100.0, 100.0), card(190.0, 100.0)];
+        let (across, _) = layout_pitch_or_gap(&cols, false).steps(&cols[0]);
+        assert_eq!(across.len(), 1);
+        assert!((across[0] - 90.0).abs() < 0.5, "{across:?}");
+    }
 
     /// Whether `p` lies inside the convex quadrilateral `q`.
     fn inside(q: &[(f32, f32); 4], p: (f32, f32)) -> bool {

@@ -144,6 +144,11 @@ const BACK_MARGIN: f32 = 0.35;
 /// How many times nearer to the back than to any face a back of margin
 /// [`BACK_MARGIN`] must be.
 const BACK_LEAD: f32 = 2.5;
+/// How many times nearer to the back than to any face a card must be to
+/// be named a back that fits no kind (see `identify_from`) ...
+const DIM_BACK_LEAD: f32 = 1.6;
+/// ... and the farthest from the back it may be.
+const DIM_BACK_DISTANCE: f32 = 1.3;
 /// How much further a twin's colour cells must be than the best's.
 const TWIN_COLOUR: f32 = 3.0;
 /// Twin kinds (one piece) whose prints' log contrasts differ by this much
@@ -1225,7 +1230,7 @@ impl Identify for DeckModel {
     }
 
     fn identify(&self, card: &RgbImage) -> (Option<Token>, f32) {
-        self.identify_from(card, || Cow::Borrowed(card), false, false)
+        self.identify_from(card, || Cow::Borrowed(card), false, false, false)
     }
 
     /// An outline from the edge map or a neighbour's prediction may be a
@@ -1259,7 +1264,7 @@ impl DeckModel {
         let codes = || Cow::Owned(rectify_corner_codes(frame, corners));
         let short = (dist(corners[0], corners[1]) + dist(corners[3], corners[2])) / 2.0;
         let small = short < SURE_CODE_SHORT;
-        self.identify_from(&face, codes, small, rough && !small)
+        self.identify_from(&face, codes, small, rough && !small, !rough)
     }
 
     /// Reads the card whose face is `face` (rectified at any size the
@@ -1267,13 +1272,15 @@ impl DeckModel {
     /// whose codes `codes` rectifies at full size, called only once the
     /// face has named a card. On a `small` card one code alone is a weaker
     /// check (see [`SURE_CODE_SHORT`]); when `code_needed`, a face is named
-    /// only when a code agrees.
+    /// only when a code agrees. `own_outline`: the outline was fitted to
+    /// the card's own pixels (see [`DIM_BACK_LEAD`]).
     fn identify_from<'a>(
         &self,
         face: &RgbImage,
         codes: impl FnOnce() -> Cow<'a, RgbImage>,
         small: bool,
         code_needed: bool,
+        own_outline: bool,
     ) -> (Option<Token>, f32) {
         let j = self.judge(face);
         let Some(token) = j.token else {
@@ -1312,10 +1319,20 @@ impl DeckModel {
         let plain_back = token == Token::Down
             && j.margin >= BACK_MARGIN
             && j.runner_up >= BACK_LEAD * j.distance;
+        // A dark back seen dim or small has lost its design's lines: it
+        // fits no kind well, but is still far nearer the back than any
+        // face. Only where the outline is the card's own (an empty cell of
+        // a dark cloth is a plain dark rectangle too).
+        let dim_back = own_outline
+            && token == Token::Down
+            && j.margin >= MIN_MARGIN
+            && j.distance <= DIM_BACK_DISTANCE
+            && j.runner_up >= DIM_BACK_LEAD * j.distance;
         let named = j.fits()
             && (j.margin >= MIN_MARGIN && j.clear_lead() && !j.twin_colour_against
                 || agrees && j.margin > least_margin
-                || plain_back);
+                || plain_back)
+            || dim_back;
         if !named {
             // How near it came, kept under one half.
             let near = (j.margin / MIN_MARGIN).clamp(0.0, 1.0)
