@@ -699,6 +699,19 @@ mod tests {
     }
 
     #[test]
+    fn the_print_of_many_cards_on_green_felt_is_no_hand() {
+        // Yellow and red pieces and red backs, skin-coloured, add up to a
+        // hand's worth of pixels; no patch of them is a hand's size. Both
+        // frames were called busy.
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        for frame in ["hard/002", "sizes/002"] {
+            let (_, s) = read_varied(&mut recs, frame);
+            assert_eq!((s.busy_frames, s.busy_extra), (0, 0), "{frame}: {s}");
+            assert!(s.correct > 0, "{frame}: {s}");
+        }
+    }
+
+    #[test]
     fn a_dark_back_seen_dim_and_small_is_still_a_back() {
         // A black back whose fine lines a dim room and 45 px blur away fits
         // no kind well, but is far nearer the back than any face (15 of 50

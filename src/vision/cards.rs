@@ -100,6 +100,13 @@ fn class_of(r: u8, g: u8, b: u8) -> u8 {
     if skin { SKIN } else { CARD }
 }
 
+/// The least share of the frame one patch of skin covers to be a hand on
+/// green felt.
+const SKIN_HAND: f32 = 0.002;
+/// The side, in pixels, of the cells skin is counted in (see
+/// [`FeltClasses::hand_present`]); a cell a quarter skin is skin.
+const SKIN_CELL: usize = 4;
+
 /// The green-felt path's pixel classes (see [`class_of`]).
 struct FeltClasses {
     w: usize,
@@ -129,9 +136,36 @@ impl FeltClasses {
         }
     }
 
-    /// Enough skin-coloured pixels for a hand.
-    fn skin_present(&self) -> bool {
-        self.skin as f32 > 0.002 * (self.w * self.h) as f32
+    /// A hand over the felt: one patch of skin-coloured pixels large
+    /// enough for a hand. The skin-coloured print of many cards (yellow and
+    /// red pieces) adds up to as many pixels, but each patch of it is small.
+    fn hand_present(&self) -> bool {
+        let least = (SKIN_HAND * (self.w * self.h) as f32) as usize;
+        if self.skin <= least {
+            return false;
+        }
+        // Counted in cells of a few pixels: dim, dark skin is classed in
+        // specks that touch only across a cell.
+        let (cw, ch) = (self.w / SKIN_CELL, self.h / SKIN_CELL);
+        let mut in_cell = vec![0usize; cw * ch];
+        for y in 0..ch * SKIN_CELL {
+            for x in 0..cw * SKIN_CELL {
+                if self.class[y * self.w + x] == SKIN {
+                    in_cell[(y / SKIN_CELL) * cw + x / SKIN_CELL] += 1;
+                }
+            }
+        }
+        let skin_cell = SKIN_CELL * SKIN_CELL / 4;
+        components(cw, ch, |i| in_cell[i] >= skin_cell)
+            .iter()
+            .any(|runs| {
+                let pixels: usize = runs
+                    .iter()
+                    .flat_map(|r| (r.x0..r.x1).map(move |x| r.y as usize * cw + x as usize))
+                    .map(|i| in_cell[i])
+                    .sum();
+                pixels > least
+            })
     }
 
     /// The blobs of card pixels.
@@ -624,7 +658,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         read_opened(frame, &hands, id, least_short, &mut out);
     }
     let hand = if on_felt {
-        felt.skin_present()
+        felt.hand_present()
     } else {
         !hands.mask.is_empty()
     };
