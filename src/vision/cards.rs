@@ -1553,6 +1553,9 @@ fn read_opened(
     out: &mut Vec<(Detected, Source)>,
 ) {
     let mut near: Vec<Quad> = Vec::new();
+    // One card is found at several openings and thresholds, nearly alike:
+    // it is read once.
+    let mut seen: Vec<Quad> = Vec::new();
     for blob in opened_blobs(frame) {
         if blob.at_border {
             continue;
@@ -1564,6 +1567,14 @@ fn read_opened(
         if !card_shaped(quad.aspect, fill) || quad.short < least_short || read_at(out, &quad) {
             continue;
         }
+        let alike = |q: &Quad| {
+            dist(q.centre, quad.centre) < 0.1 * quad.short
+                && q.area.max(quad.area) < 1.1 * q.area.min(quad.area)
+        };
+        if seen.iter().any(alike) {
+            continue;
+        }
+        seen.push(quad.clone());
         // The opening rounded the card's corners; the snap onto its
         // edge may catch the cloth's pattern instead: both are read.
         let snap = snapped(frame, &quad, Source::Region);
@@ -1605,10 +1616,17 @@ fn read_opened(
         return;
     };
     let climbs = std::cell::Cell::new(super::grow::CLIMB_BUDGET);
+    let mut tried: Vec<(f32, f32)> = Vec::new();
     for quad in near {
-        if read_at(out, &quad) {
+        // Read at the faces' size, one card's outlines are one.
+        if read_at(out, &quad)
+            || tried
+                .iter()
+                .any(|&c| dist(c, quad.centre) < 0.35 * quad.short)
+        {
             continue;
         }
+        tried.push(quad.centre);
         if let Some(d) = super::grow::read_rough(frame, hands, id, &quad, size, &climbs) {
             replace_unread(out, d);
         }
