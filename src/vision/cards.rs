@@ -648,8 +648,6 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     // A frame where hardly a face was read: on a patterned cloth every
     // card's outline may hold the pattern's pieces that touch it. Opened,
     // the lightness blobs part them (a pass too costly for every frame).
-    // A frame where hardly a face was read: on a patterned cloth every
-    // card's outline may hold the pattern's pieces that touch it.
     let faces = out
         .iter()
         .filter(|(d, _)| matches!(d.token, Some(Token::Up(_))))
@@ -1476,28 +1474,12 @@ pub(super) fn components(w: usize, h: usize, on: impl Fn(usize) -> bool) -> Vec<
 /// filled (a face's print). White cards on a dark patterned cloth, or dark
 /// backs on a pale one, part from the cloth whatever its pattern's edges.
 pub(super) fn lightness_blobs(frame: &RgbImage) -> Vec<outline::Blob> {
-    let (w, h) = patch_frame(frame);
-    lightness_patches(frame, w * h / 5)
-        .into_iter()
-        .map(|mut patch| {
-            patch.fill_holes(usize::MAX);
-            let (w, h) = patch_frame(frame);
-            outline::Blob::of_runs(patch.runs(), Source::Region, w, h)
-        })
-        .collect()
-}
-
-fn patch_frame(frame: &RgbImage) -> (usize, usize) {
-    (frame.width() as usize, frame.height() as usize)
-}
-
-/// The components of [`lightness_blobs`], up to `max_area`.
-fn lightness_patches(frame: &RgbImage, max_area: usize) -> Vec<Patch> {
-    let (w, h) = patch_frame(frame);
+    let (w, h) = (frame.width() as usize, frame.height() as usize);
     let light: Vec<u8> = frame
         .pixels()
         .map(|p| ((u16::from(p[0]) + 2 * u16::from(p[1]) + u16::from(p[2])) / 4) as u8)
         .collect();
+    let max_area = w * h / 5;
     let mut out = Vec::new();
     for (t, lighter) in lightness_splits(&light, false) {
         for runs in components(w, h, |i| (light[i] > t) == lighter) {
@@ -1505,7 +1487,9 @@ fn lightness_patches(frame: &RgbImage, max_area: usize) -> Vec<Patch> {
             if !(MIN_AREA..=max_area).contains(&area) {
                 continue;
             }
-            out.push(Patch::new(&runs));
+            let mut patch = Patch::new(&runs);
+            patch.fill_holes(usize::MAX);
+            out.push(outline::Blob::of_runs(patch.runs(), Source::Region, w, h));
         }
     }
     out
@@ -1662,7 +1646,7 @@ const OPENINGS: [f32; 3] = [0.006, 0.0125, 0.025];
 /// Worked at half the frame's resolution: the outlines are only rough,
 /// and are snapped or read at the cards' size afterwards.
 fn opened_blobs(frame: &RgbImage) -> Vec<outline::Blob> {
-    let (fw, fh) = patch_frame(frame);
+    let (fw, fh) = (frame.width() as usize, frame.height() as usize);
     let (w, h) = (fw / 2, fh / 2);
     let luma = |x: usize, y: usize| {
         let p = frame.get_pixel(x as u32, y as u32);
@@ -1824,7 +1808,6 @@ fn otsu(hist: &[usize; 256]) -> u8 {
 
 /// One blob as a bitmap over its bounding box with a background margin of
 /// one pixel all round.
-#[derive(Clone)]
 pub(super) struct Patch {
     /// Frame position of the bitmap's (0, 0).
     x0: i32,
