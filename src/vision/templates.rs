@@ -1426,6 +1426,44 @@ mod tests {
     use crate::vision::cards::{Detected, detect_with, rectify};
     use crate::vision::lattice::tests::card_image as printable_image;
     use crate::vision::scene::{HandParams, SceneParams, render, stand_in_card};
+
+    /// A black back with fine lines, small and in a dim room: its lines
+    /// are gone and it fits no kind, yet it is far nearer the back than
+    /// any face. Named a back only where its outline is its own, not a
+    /// rough one (an empty cell of a dark cloth is a dark rectangle too).
+    #[test]
+    fn a_dim_small_dark_back_is_named_only_from_its_own_outline() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/silhouette");
+        let model = DeckModel::learn_dir(&dir).unwrap();
+        let back = image::open(dir.join("back.png")).unwrap().to_rgb8();
+        let small = image::imageops::resize(&back, 47, 66, image::imageops::FilterType::Triangle);
+        // On a grey cloth in a dim room.
+        let mut frame = RgbImage::from_pixel(160, 160, image::Rgb([90, 90, 88]));
+        for (x, y, p) in small.enumerate_pixels() {
+            let dim = p.0.map(|v| (f32::from(v) * 0.4) as u8);
+            frame.put_pixel(50 + x, 40 + y, image::Rgb(dim));
+        }
+        // Blurred by the lens, grainy from the sensor's gain.
+        let mut frame = image::imageops::blur(&frame, 1.2);
+        let mut seed = 11u32;
+        for p in frame.pixels_mut() {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let n = ((seed >> 24) as i32 - 128) / 8;
+            p.0 = p.0.map(|v| (i32::from(v) + n).clamp(0, 255) as u8);
+        }
+        let corners = [(50.0, 40.0), (97.0, 40.0), (97.0, 106.0), (50.0, 106.0)];
+        let face = rectify_to(
+            &frame,
+            &corners,
+            SAMPLE_SCALE * FW as u32,
+            SAMPLE_SCALE * FH as u32,
+            0.5,
+        );
+        let j = model.judge(&face);
+        assert!(!j.fits(), "the dim back fits as it is");
+        assert_eq!(model.identify_in(&frame, &corners).0, Some(Token::Down));
+        assert_eq!(model.identify_rough_in(&frame, &corners).0, None);
+    }
     use image::Rgb;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
