@@ -110,6 +110,10 @@ impl FrameSource for CameraSource {
         source_name(self.index)
     }
 
+    fn live(&self) -> bool {
+        true
+    }
+
     fn next_frame(&mut self) -> Result<Option<Frame>, FrameError> {
         if let Some(why) = &self.gone {
             return Err(FrameError::Source(why.clone()));

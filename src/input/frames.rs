@@ -71,6 +71,11 @@ pub trait FrameSource: Send {
     fn name(&self) -> String;
     /// The next frame; `Ok(None)` when the source has no more.
     fn next_frame(&mut self) -> Result<Option<Frame>, FrameError>;
+    /// Frames come as they are captured (a camera), not as fast as they
+    /// are asked for: a frame waiting behind a newer one is stale.
+    fn live(&self) -> bool {
+        false
+    }
 }
 
 /// A recording: the images of a directory in name order, as if captured at
@@ -418,15 +423,22 @@ pub fn spawn(
     // The source is read on a thread of its own, so that one whose read
     // never returns (a camera driver that stopped streaming) is noticed
     // (see [`STALL_AFTER`]) rather than waited on for ever.
-    let (frames_tx, frames) = mpsc::sync_channel(1);
+    let (frames_tx, frames) = mpsc::sync_channel(READ_AHEAD);
+    let live = source.live();
     std::thread::spawn(move || capture(source, frames_tx));
-    std::thread::spawn(move || run(frames, stall_after(&cfg), recognise, cfg, tx));
+    std::thread::spawn(move || run(frames, live, stall_after(&cfg), recognise, cfg, tx));
     Live {
         name,
         events: rx,
         leds: None,
     }
 }
+
+/// Frames a source may read ahead of the one being recognised: enough
+/// that a real-time replay finds the frames that came due during a slow
+/// read waiting, to pass over all but the newest; few enough to hold
+/// little memory (a 1280×720 frame is 2.7 MB).
+const READ_AHEAD: usize = 4;
 
 /// How long a source may send nothing before it is reported stalled: a
 /// camera sends 15–60 frames a second, a folder of frames far faster.
@@ -463,8 +475,10 @@ fn implied_health(obs: &Observation) -> Option<Health> {
 }
 
 /// Stops when nobody listens any more (a send fails).
+/// `live`: the source is a camera (see [`FrameSource::live`]).
 fn run(
     frames: Receiver<Read>,
+    live: bool,
     stall_after: Duration,
     mut recognise: Box<dyn FnMut(&RgbImage) -> Recognition + Send>,
     cfg: FramesConfig,
@@ -496,8 +510,15 @@ fn run(
     // not on every frame.
     let mut last_note: Option<String> = None;
     let mut stalled = false;
+    // A read taken from the channel while looking for newer frames, not
+    // yet handled.
+    let mut pending: Option<Read> = None;
     loop {
-        let read = match frames.recv_timeout(stall_after) {
+        let next = match pending.take() {
+            Some(read) => Ok(read),
+            None => frames.recv_timeout(stall_after),
+        };
+        let read = match next {
             Ok(read) => read,
             Err(RecvTimeoutError::Timeout) => {
                 // Said once; the table stays as it was until frames come.
@@ -521,11 +542,32 @@ fn run(
             tx.send(LiveEvent::Health(shown.clone())).ok()?;
         }
         match read {
-            Ok(Some(frame)) => {
+            Ok(Some(mut frame)) => {
                 if cfg.realtime
+                    && !live
                     && let Some(wait) = (started + frame.at).checked_duration_since(Instant::now())
                 {
                     std::thread::sleep(wait);
+                }
+                // Frames that came due while the last one was being read
+                // are stale: the newest due frame is read, so that the
+                // delay from a card lying still to its verdict does not
+                // grow with every frame a slow read lets through. (A
+                // camera's frames are all due; a recording replayed as
+                // fast as it decodes wants every frame.)
+                if cfg.realtime || live {
+                    let due = |f: &Frame| live || started + f.at <= Instant::now();
+                    while let Ok(next) = frames.try_recv() {
+                        match next {
+                            Ok(Some(newer)) if due(&newer) => {
+                                frame = newer;
+                            }
+                            other => {
+                                pending = Some(other);
+                                break;
+                            }
+                        }
+                    }
                 }
                 let rec = recognise(&frame.image);
                 if rec.note != last_note {
@@ -1199,6 +1241,116 @@ mod tests {
             "the red knight, still before and after: {events:?}"
         );
         assert_eq!(events.last(), Some(&LiveEvent::Ended));
+    }
+
+    /// A replay in real time reads, as a camera would, the newest frame
+    /// due: frames that came due while a slow read ran are passed over,
+    /// and the recording still settles on its last table (however slow the
+    /// machine: slower, it passes over more).
+    #[test]
+    fn a_slow_read_in_real_time_passes_over_the_frames_it_missed() {
+        let d = TempDir::new("stale");
+        for i in 0..4 {
+            d.png(&format!("{i:02}.png"), RED);
+        }
+        for i in 4..12 {
+            d.png(&format!("{i:02}.png"), BLUE);
+        }
+        let read = std::sync::Arc::new(AtomicU32::new(0));
+        let count = read.clone();
+        let slow = move |image: &RgbImage| {
+            count.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(ms(120));
+            by_colour(image)
+        };
+        let live = spawn(
+            Box::new(DirSource::open(&d.0, 25.0).unwrap()),
+            Box::new(slow),
+            FramesConfig {
+                settle: SettleConfig {
+                    settle: ms(100),
+                    motion: None,
+                },
+                realtime: true,
+                ..FramesConfig::default()
+            },
+        );
+        let events = collect(live);
+        let frames = read.load(Ordering::SeqCst);
+        // 12 frames 40 ms apart, each read taking 120 ms: a read every
+        // third frame at most.
+        assert!(frames <= 5, "{frames} frames read of 12");
+        let tables: Vec<&LiveEvent> = events
+            .iter()
+            .filter(|e| matches!(e, LiveEvent::Observation(Observation::Table(_))))
+            .collect();
+        assert_eq!(
+            tables.last(),
+            Some(&&LiveEvent::Observation(Observation::Table(table(&[
+                (0, 0, WN),
+                (1, 0, UNREAD)
+            ])))),
+            "{events:?}"
+        );
+        assert_eq!(events.last(), Some(&LiveEvent::Ended));
+    }
+
+    /// A camera that has captured frames faster than they are read: each
+    /// one is live.
+    struct Burst(u32);
+
+    impl FrameSource for Burst {
+        fn name(&self) -> String {
+            "camera:burst".into()
+        }
+
+        fn next_frame(&mut self) -> Result<Option<Frame>, FrameError> {
+            self.0 += 1;
+            let colour = if self.0 <= 3 { RED } else { BLUE };
+            Ok((self.0 <= 12).then(|| Frame {
+                image: RgbImage::from_pixel(4, 4, Rgb(colour)),
+                at: ms(10 * u64::from(self.0)),
+                label: format!("#{}", self.0),
+            }))
+        }
+
+        fn live(&self) -> bool {
+            true
+        }
+    }
+
+    /// A camera's frames waiting behind a newer one are passed over: the
+    /// newest is read, and the last table still settles.
+    #[test]
+    fn a_camera_is_read_at_its_newest_frame() {
+        let read = std::sync::Arc::new(AtomicU32::new(0));
+        let count = read.clone();
+        let slow = move |image: &RgbImage| {
+            count.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(ms(30));
+            by_colour(image)
+        };
+        let live = spawn(
+            Box::new(Burst(0)),
+            Box::new(slow),
+            FramesConfig {
+                settle: SettleConfig {
+                    settle: ms(10),
+                    motion: None,
+                },
+                ..FramesConfig::default()
+            },
+        );
+        let events = collect(live);
+        let frames = read.load(Ordering::SeqCst);
+        assert!(frames < 12, "{frames} frames read of 12");
+        assert!(
+            events.contains(&LiveEvent::Observation(Observation::Table(table(&[
+                (0, 0, WN),
+                (1, 0, UNREAD)
+            ])))),
+            "{events:?}"
+        );
     }
 
     #[test]
