@@ -215,8 +215,8 @@ struct MatArgs {
     /// deck learn` (default: the bundled printable deck).
     #[arg(long, value_name = "FILE")]
     deck: Option<PathBuf>,
-    /// How long the table must be still before it is judged (default: 300
-    /// for a mat, 500 for a camera).
+    /// How long the table must be still before it is judged (default:
+    /// 300, for a mat or a camera).
     #[arg(long, value_name = "MS")]
     settle_ms: Option<u64>,
     /// End when the port closes instead of waiting for it to come back.

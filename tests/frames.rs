@@ -123,7 +123,7 @@ fn a_filmed_game_replays_from_its_frames_to_the_scripts_events() {
         "--setup",
         path,
         "--json",
-        // Four still frames a change, 200 ms apart, span the 500 ms settle.
+        // Four still frames a change, 200 ms apart, span the 300 ms settle.
         "--fps",
         "5",
     ]);

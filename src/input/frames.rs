@@ -173,9 +173,11 @@ impl FrameSource for DirSource {
 /// How frames settle into observations.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SettleConfig {
-    /// How long the table must be still before it counts (500 ms: longer
-    /// than the mat's 300, as a camera's readings flicker more than tags
-    /// and the window is what the `??` votes are taken over).
+    /// How long the table must be still before it counts: 300 ms, as for
+    /// the mat. (500 ms, to give a camera's flickering readings a longer
+    /// vote, raised no fewer false flags over the demo game filmed with
+    /// each frame's own sensor noise, and added 200 ms to every verdict and
+    /// more to the slowest: see `examples/latency.rs`.)
     pub settle: Duration,
     /// A frame whose [`motion`] from the one before exceeds this is busy,
     /// whatever the recogniser says; `None` ignores motion. The default, 4
@@ -188,7 +190,7 @@ pub struct SettleConfig {
 impl Default for SettleConfig {
     fn default() -> Self {
         SettleConfig {
-            settle: Duration::from_millis(500),
+            settle: Duration::from_millis(300),
             motion: Some(4.0),
         }
     }

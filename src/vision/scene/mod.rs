@@ -135,6 +135,10 @@ pub struct SceneParams {
     /// `None` centres each table on its own bounding box.
     pub anchor: Option<(f32, f32)>,
     pub seed: u64,
+    /// A recording's frame: the sensor's noise differs from frame to frame
+    /// while everything else stays. 0 (a photograph) draws it from `seed`
+    /// alone.
+    pub frame: u64,
     /// Surface, lamp, lens, card stock, gaps and the hand's look; the
     /// default changes nothing (see [`Look`]).
     pub look: Look,
@@ -161,6 +165,9 @@ impl std::fmt::Debug for SceneParams {
             .field("hand", &self.hand)
             .field("anchor", &self.anchor)
             .field("seed", &self.seed);
+        if self.frame != 0 {
+            d.field("frame", &self.frame);
+        }
         if self.look != Look::default() {
             d.field("look", &self.look);
         }
@@ -194,6 +201,7 @@ impl SceneParams {
             hand: None,
             anchor: None,
             seed: 0,
+            frame: 0,
             look: Look::default(),
         }
     }
@@ -663,7 +671,8 @@ pub fn render(
     let (fw, fh) = (p.width.max(1), p.height.max(1));
     let mut hand_rng = StdRng::seed_from_u64(p.seed ^ 0x4A4D);
     let mut light_rng = StdRng::seed_from_u64(p.seed ^ 0x119B7);
-    let mut noise_rng = StdRng::seed_from_u64(p.seed ^ 0x7015E);
+    let mut noise_rng =
+        StdRng::seed_from_u64(p.seed ^ 0x7015E ^ p.frame.wrapping_mul(0x9E37_79B9_7F4A_7C15));
 
     let Layout {
         h,

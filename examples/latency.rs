@@ -1,0 +1,294 @@
+//! How long from the first frame in which a move's last card lies still to
+//! the referee's verdict in the event stream: a whole game filmed by the
+//! scene renderer, replayed in real time through the camera input
+//! (`frames:DIR --realtime`, the default settle time) and the referee, on
+//! each surface named. Run from the repository root:
+//!
+//! `cargo run --release --example latency [-- OPTIONS]`
+//!
+//! - `--script FILE`: the game (default the En Prise demo).
+//! - `--surface NAME,...`: the tables (default `felt,light-wood,white`).
+//! - `--fps N`: the camera's frame rate (default 15).
+//! - `--settle-ms MS`: the settle time (default the camera's).
+//!
+//! For each surface it prints how many of the filmed tables were read as
+//! filmed, how many of those the referee judged (a step that causes no
+//! event, such as the camera nudged, has no latency), and the latency's
+//! median, 95th percentile and worst over those; and the flags raised
+//! against those the script's own replay raises (more is a false alarm).
+//! `SHOW=1` prints each table read as no filmed one.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arbiter::headless::run_live;
+use arbiter::input::live::{Live, LiveEvent};
+use arbiter::input::vision::{VisionConfig, open};
+use arbiter::observation::Observation;
+use arbiter::script::Script;
+use arbiter::table::{Cell, Table};
+use arbiter::vision::fixtures::Deck;
+use arbiter::vision::record::{Filming, film};
+use arbiter::vision::scene::surface::{Surface, SurfaceKind};
+use arbiter::vision::scene::{SceneParams, felt, render};
+
+/// Each line written, with when it was written.
+#[derive(Clone, Default)]
+struct Stamped {
+    lines: Arc<Mutex<Vec<(Instant, String)>>>,
+    partial: Vec<u8>,
+}
+
+impl Write for Stamped {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for &b in buf {
+            if b == b'\n' {
+                let line = String::from_utf8_lossy(&self.partial).into_owned();
+                self.partial.clear();
+                if let Ok(mut l) = self.lines.lock() {
+                    l.push((Instant::now(), line));
+                }
+            } else {
+                self.partial.push(b);
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Options {
+    script: PathBuf,
+    surfaces: Vec<String>,
+    fps: f32,
+    settle: Duration,
+}
+
+fn options() -> Result<Options, String> {
+    let mut o = Options {
+        script: PathBuf::from("fixtures/scenarios/enprise/demo.toml"),
+        surfaces: ["felt", "light-wood", "white"].map(String::from).to_vec(),
+        fps: 15.0,
+        settle: VisionConfig::default().settle,
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().ok_or(format!("{a} wants a value"));
+        match a.as_str() {
+            "--script" => o.script = PathBuf::from(value()?),
+            "--surface" => o.surfaces = value()?.split(',').map(String::from).collect(),
+            "--fps" => o.fps = value()?.parse().map_err(|e| format!("--fps: {e}"))?,
+            "--settle-ms" => {
+                let ms: u64 = value()?.parse().map_err(|e| format!("--settle-ms: {e}"))?;
+                o.settle = Duration::from_millis(ms);
+            }
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    Ok(o)
+}
+
+fn surface_kind(name: &str) -> Result<SurfaceKind, String> {
+    SurfaceKind::ALL
+        .into_iter()
+        .find(|k| k.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = SurfaceKind::ALL.iter().map(|k| k.name()).collect();
+            format!("no surface {name}: one of {}", names.join(", "))
+        })
+}
+
+/// `t` moved so that its bounds start at (0, 0): the recogniser names
+/// cells from the cards it sees, so a table may sit anywhere, every cell
+/// off alike (the referee follows such a shift).
+fn normalised(t: &Table) -> Table {
+    let Some((lo, _)) = t.bounds() else {
+        return t.clone();
+    };
+    t.iter()
+        .map(|(c, tok)| (Cell::new(c.col - lo.col, c.row - lo.row), tok))
+        .collect()
+}
+
+fn main() -> Result<(), String> {
+    let o = options()?;
+    let script = Script::load(&o.script).map_err(|e| e.to_string())?;
+    // Still long enough for the settle time and the reads after it.
+    let still = ((o.settle.as_secs_f32() + 1.0) * o.fps).ceil() as usize;
+    let how = Filming {
+        still,
+        hand: 3,
+        ..Filming::default()
+    };
+    println!(
+        "{}: {} fps, settle {} ms, {still} still frames a move",
+        o.script.display(),
+        o.fps,
+        o.settle.as_millis()
+    );
+    println!("surface      tables  read  judged  median     p95   worst  flags (script's)");
+    for name in &o.surfaces {
+        let kind = surface_kind(name)?;
+        let mut frames = film(&script, &how);
+        for (_, p) in &mut frames {
+            p.look.surface = Some(Surface::random(kind, p.pitch_px, 11));
+        }
+        let dir = std::env::temp_dir().join(format!("arbiter-latency-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        write_frames(&dir, &frames).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let measured = measure(&script, &dir, &frames, &o)?;
+        let _ = std::fs::remove_dir_all(&dir);
+        print_row(name, &measured);
+    }
+    Ok(())
+}
+
+/// Writes the frames as a recording, `NNNN.jpg` in `dir`, each with its
+/// own sensor noise: a still table flickers as a webcam's does.
+fn write_frames(dir: &Path, frames: &[(Table, SceneParams)]) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let cloth = felt(256, frames.first().map_or(0, |f| f.1.seed));
+    for (n, (table, params)) in frames.iter().enumerate() {
+        let params = SceneParams {
+            frame: n as u64 + 1,
+            ..params.clone()
+        };
+        let scene = render(table, &params, &|c| Deck::Printed.image(c), &cloth);
+        let path = dir.join(format!("{n:04}.jpg"));
+        match scene.jpeg {
+            Some(bytes) => std::fs::write(path, bytes)?,
+            None => scene.image.save(path).map_err(io::Error::other)?,
+        }
+    }
+    Ok(())
+}
+
+/// What one replay measured.
+struct Measured {
+    /// Each filmed table's latency: `None` where it was not read as
+    /// filmed, or its step caused no event (a table the referee waits on,
+    /// such as a camera nudged).
+    latencies: Vec<Option<Duration>>,
+    /// How many filmed tables were read as filmed.
+    read: usize,
+    /// The flags raised, and those the script's own replay raises.
+    flags: (usize, usize),
+}
+
+fn measure(
+    script: &Script,
+    dir: &Path,
+    frames: &[(Table, SceneParams)],
+    o: &Options,
+) -> Result<Measured, String> {
+    // The first frame of each still spell: the move's last card lies still.
+    let spells: Vec<(usize, &Table)> = frames
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, p))| p.hand.is_none() && (*i == 0 || frames[i - 1].1.hand.is_some()))
+        .map(|(i, (t, _))| (i, t))
+        .collect();
+    let cfg = VisionConfig {
+        settle: o.settle,
+        fps: o.fps,
+        realtime: true,
+        ..VisionConfig::default()
+    };
+    let started = Instant::now();
+    let live = open(&format!("frames:{}", dir.display()), &cfg).map_err(|e| e.to_string())?;
+    // Each observation as it reaches the referee, in step order.
+    let observed: Arc<Mutex<Vec<Observation>>> = Arc::default();
+    let (tx, rx) = mpsc::channel();
+    let seen = observed.clone();
+    let events = live.events;
+    std::thread::spawn(move || {
+        for ev in events.iter() {
+            if let (LiveEvent::Observation(obs), Ok(mut s)) = (&ev, seen.lock()) {
+                s.push(obs.clone());
+            }
+            if tx.send(ev).is_err() {
+                return;
+            }
+        }
+    });
+    let relay = Live {
+        name: live.name,
+        events: rx,
+        leds: None,
+    };
+    let out = Stamped::default();
+    run_live(script, relay, &mut out.clone(), &mut io::sink(), true, None)
+        .map_err(|e| e.to_string())?;
+    let lines = out.lines.lock().map_err(|e| e.to_string())?.clone();
+    let observed = observed.lock().map_err(|e| e.to_string())?.clone();
+    // The first event of each step, when written (the game's start is
+    // stamped step 0 too, before any observation).
+    let first_event = |step: usize| {
+        lines.iter().find_map(|(at, l)| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            let judged = v["event"] != "game_started";
+            (judged && v["step"].as_u64() == Some(step as u64)).then_some(*at)
+        })
+    };
+    let mut latencies = vec![None; spells.len()];
+    let mut read = 0;
+    let mut next_spell = 0;
+    for (step, obs) in observed.iter().enumerate() {
+        let Observation::Table(t) = obs else {
+            continue;
+        };
+        let t = normalised(t);
+        let Some(k) = (next_spell..spells.len()).find(|&k| normalised(spells[k].1) == t) else {
+            if std::env::var_os("SHOW").is_some() {
+                eprintln!("step {step}: read as no filmed table:\n{t:?}");
+            }
+            continue;
+        };
+        next_spell = k + 1;
+        read += 1;
+        let still_at = started + Duration::from_secs_f64(spells[k].0 as f64 / f64::from(o.fps));
+        latencies[k] = first_event(step).map(|at| at.saturating_duration_since(still_at));
+    }
+    let flag = |v: &serde_json::Value| v["event"] == "flag";
+    let raised = lines
+        .iter()
+        .filter_map(|(_, l)| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(flag)
+        .count();
+    let scripted = arbiter::replay::replay(script)
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(|e| e.to_json())
+        .filter(flag)
+        .count();
+    Ok(Measured {
+        latencies,
+        read,
+        flags: (raised, scripted),
+    })
+}
+
+fn print_row(name: &str, m: &Measured) {
+    let mut got: Vec<Duration> = m.latencies.iter().flatten().copied().collect();
+    got.sort();
+    let ms = |d: Option<&Duration>| d.map_or("-".to_string(), |d| format!("{} ms", d.as_millis()));
+    let p95 = got.get((got.len() * 95).div_ceil(100).saturating_sub(1));
+    println!(
+        "{name:<12} {:>6} {:>5} {:>7} {:>7} {:>7} {:>7}  {} ({})",
+        m.latencies.len(),
+        m.read,
+        got.len(),
+        ms(got.get(got.len() / 2)),
+        ms(p95),
+        ms(got.last()),
+        m.flags.0,
+        m.flags.1
+    );
+}
