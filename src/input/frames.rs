@@ -18,9 +18,15 @@
 //! - Calm frames gather in a *still window* while they agree with it: the
 //!   same occupied cells, and no cell read as one card in one frame and as
 //!   another in another (`??` agrees with anything). A frame that disagrees
-//!   starts a new window. Disagreement alone is not reported as busy: a
-//!   recogniser that misses a card for one frame would otherwise flash
-//!   busy on a quiet table; real changes come with motion anyway.
+//!   is held in doubt: if the next frame agrees with the window, the
+//!   doubtful frame was a misreading (a card missed or misread for one
+//!   frame, as a camera's noise does) and the window goes on without it;
+//!   if the next agrees with the doubtful frame, the table changed there,
+//!   and a new window starts at the doubtful frame, so a real change
+//!   settles no later for the doubt. A window never settles on a doubtful
+//!   frame. Disagreement alone is not reported as busy: a recogniser that
+//!   misses a card for one frame would otherwise flash busy on a quiet
+//!   table; real changes come with motion anyway.
 //! - Once a window spans [`SettleConfig::settle`], its table is settled: a
 //!   cell read in any frame of the window takes that reading (the window
 //!   holds at most one reading per cell, so it is also the reading of the
@@ -202,9 +208,21 @@ struct Window {
     frames: u32,
     /// Sorted by cell; `Token::Unreadable` until some frame reads the cell.
     cells: Vec<(Cell, Token)>,
+    /// The latest frame, when it disagreed: a misreading or a change, as
+    /// the next frame will tell.
+    doubt: Option<Box<Window>>,
 }
 
 impl Window {
+    fn new(since: Duration, cells: Vec<(Cell, Token)>) -> Window {
+        Window {
+            since,
+            frames: 1,
+            cells,
+            doubt: None,
+        }
+    }
+
     fn agrees(&self, cells: &[(Cell, Token)]) -> bool {
         self.cells.len() == cells.len()
             && self.cells.iter().zip(cells).all(|(&(a, ta), &(b, tb))| {
@@ -285,14 +303,22 @@ impl Settler {
             true
         });
         match &mut self.window {
-            Some(w) if w.agrees(&cells) => w.add(&cells),
-            _ => {
-                self.window = Some(Window {
-                    since: at,
-                    frames: 1,
-                    cells,
-                })
+            // The doubtful frame was a misreading: the window goes on.
+            Some(w) if w.agrees(&cells) => {
+                w.add(&cells);
+                w.doubt = None;
             }
+            // The table changed at the doubtful frame.
+            Some(w) if w.doubt.as_ref().is_some_and(|d| d.agrees(&cells)) => {
+                let mut changed = w.doubt.take()?;
+                changed.add(&cells);
+                self.window = Some(*changed);
+            }
+            Some(w) => {
+                w.doubt = Some(Box::new(Window::new(at, cells)));
+                return None;
+            }
+            None => self.window = Some(Window::new(at, cells)),
         }
         let w = self.window.as_ref()?;
         if at.saturating_sub(w.since) < self.cfg.settle {
@@ -807,24 +833,37 @@ mod tests {
         );
     }
 
+    /// A card missed in one frame is a misreading: the window holds
+    /// through it (and does not settle on it), and the table settles on
+    /// time with the card.
     #[test]
-    fn a_card_missing_from_a_frame_breaks_the_stillness() {
+    fn a_card_missed_for_one_frame_does_not_break_the_stillness() {
         let mut s = settler(200);
         let a = rec(&[(0, 0, WN), (1, 0, BQ)]);
         let out = feed(
             &mut s,
             0,
-            &[
-                a.clone(),
-                a.clone(),
-                rec(&[(0, 0, WN)]),
-                a.clone(),
-                a.clone(),
-                a,
-            ],
+            &[a.clone(), a.clone(), rec(&[(0, 0, WN)]), a.clone(), a],
         );
-        assert_eq!(out[..5], [None, None, None, None, None]);
-        assert!(matches!(out[5], Some(Observation::Table(_))));
+        assert_eq!(out[..3], [None, None, None], "never on the doubtful frame");
+        assert_eq!(
+            out[3],
+            Some(Observation::Table(table(&[(0, 0, WN), (1, 0, BQ)])))
+        );
+        assert_eq!(out[4], None, "reported once");
+    }
+
+    /// A change seen in two frames running is a change, from its first
+    /// frame: the new table settles as soon as it would have with no
+    /// doubt, and the old one, not yet still for long enough, never does.
+    #[test]
+    fn a_card_gone_for_two_frames_is_gone_from_the_first() {
+        let mut s = settler(200);
+        let a = rec(&[(0, 0, WN), (1, 0, BQ)]);
+        let b = rec(&[(0, 0, WN)]);
+        let out = feed(&mut s, 0, &[a.clone(), a, b.clone(), b.clone(), b]);
+        assert_eq!(out[..4], [None, None, None, None]);
+        assert_eq!(out[4], Some(Observation::Table(table(&[(0, 0, WN)]))));
     }
 
     #[test]
@@ -1101,15 +1140,19 @@ mod tests {
         );
     }
 
+    /// A recording of `frames` frames, the first `red` of them red (a
+    /// knight) and the rest blue (a knight and an unreadable card).
+    fn red_then_blue(name: &str, red: usize, frames: usize) -> TempDir {
+        let d = TempDir::new(name);
+        for i in 0..frames {
+            d.png(&format!("{i:02}.png"), if i < red { RED } else { BLUE });
+        }
+        d
+    }
+
     #[test]
     fn the_end_of_a_recording_flushes_its_last_position() {
-        let d = TempDir::new("flush");
-        for i in 0..3 {
-            d.png(&format!("{i:02}.png"), RED);
-        }
-        for i in 3..6 {
-            d.png(&format!("{i:02}.png"), BLUE);
-        }
+        let d = red_then_blue("flush", 3, 6);
         let live = spawn(
             Box::new(DirSource::open(&d.0, 10.0).unwrap()),
             Box::new(by_colour),
@@ -1251,13 +1294,7 @@ mod tests {
     /// machine: slower, it passes over more).
     #[test]
     fn a_slow_read_in_real_time_passes_over_the_frames_it_missed() {
-        let d = TempDir::new("stale");
-        for i in 0..4 {
-            d.png(&format!("{i:02}.png"), RED);
-        }
-        for i in 4..12 {
-            d.png(&format!("{i:02}.png"), BLUE);
-        }
+        let d = red_then_blue("stale", 4, 12);
         let read = std::sync::Arc::new(AtomicU32::new(0));
         let count = read.clone();
         let slow = move |image: &RgbImage| {
