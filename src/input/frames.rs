@@ -1295,13 +1295,7 @@ mod tests {
     #[test]
     fn a_slow_read_in_real_time_passes_over_the_frames_it_missed() {
         let d = red_then_blue("stale", 4, 12);
-        let read = std::sync::Arc::new(AtomicU32::new(0));
-        let count = read.clone();
-        let slow = move |image: &RgbImage| {
-            count.fetch_add(1, Ordering::SeqCst);
-            std::thread::sleep(ms(120));
-            by_colour(image)
-        };
+        let (read, slow) = slow_reader(ms(120));
         let live = spawn(
             Box::new(DirSource::open(&d.0, 25.0).unwrap()),
             Box::new(slow),
@@ -1358,17 +1352,28 @@ mod tests {
         }
     }
 
-    /// A camera's frames waiting behind a newer one are passed over: the
-    /// newest is read, and the last table still settles.
-    #[test]
-    fn a_camera_is_read_at_its_newest_frame() {
+    /// [`by_colour`] taking `delay` a frame, and how many frames it read.
+    fn slow_reader(
+        delay: Duration,
+    ) -> (
+        std::sync::Arc<AtomicU32>,
+        impl FnMut(&RgbImage) -> Recognition + Send + 'static,
+    ) {
         let read = std::sync::Arc::new(AtomicU32::new(0));
         let count = read.clone();
         let slow = move |image: &RgbImage| {
             count.fetch_add(1, Ordering::SeqCst);
-            std::thread::sleep(ms(30));
+            std::thread::sleep(delay);
             by_colour(image)
         };
+        (read, slow)
+    }
+
+    /// A camera's frames waiting behind a newer one are passed over: the
+    /// newest is read, and the last table still settles.
+    #[test]
+    fn a_camera_is_read_at_its_newest_frame() {
+        let (read, slow) = slow_reader(ms(30));
         let live = spawn(
             Box::new(Burst(0)),
             Box::new(slow),
