@@ -653,6 +653,35 @@ mod tests {
         all_read_right(&[("hard/007", 53), ("decks/018", 40)]);
     }
 
+    /// Cells no neighbour's prediction reached (the chain of rulers broke
+    /// on a card not read, or a seed's outline was off and so was every
+    /// prediction from it) are predicted through the lattice fitted to
+    /// every card read, which holds the camera's perspective across the
+    /// layout: 41, 37 and 27 of the first three frames' cells were read
+    /// before. Such a cell read only at an outline nudged off its
+    /// prediction must read the same halfway back (a silhouette queen at
+    /// 47 px on linen read as a rook, light/022).
+    #[test]
+    fn cells_no_neighbour_reached_are_read_through_the_lattice() {
+        all_read_right(&[
+            ("lens-tilt/011", 49),
+            ("hard/005", 45),
+            ("sizes/001", 33),
+            ("light/022", 29),
+        ]);
+    }
+
+    /// A lamp's glare over a black piece lifts its ink as it clips its
+    /// paper, and its print's contrast falls to a white piece's: two black
+    /// pieces of the letters deck under glare (the knight and the queen,
+    /// 46 px on cream) were read white at 0.95 and 0.84 once the lattice
+    /// reached them. On a card whose paper is clipped white only the
+    /// darker print is claimed by its contrast.
+    #[test]
+    fn a_black_piece_under_glare_is_never_read_white() {
+        all_read_right(&[("decks/014", 15)]);
+    }
+
     /// A printed card 62 px wide found from a neighbour's prediction, its
     /// corner codes unread, was named by its face alone, a blue pawn as a
     /// blue king: at a size the codes can be read, a rough outline's face

@@ -691,6 +691,12 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
                 .or(size);
         }
         super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id);
+        // A frame a hand reaches over is not judged: its layout is not
+        // completed (each cell costs reads, and a layout half hidden fits
+        // its lattice loosely).
+        if !hand {
+            super::grow::complete(frame, &hands, table.as_ref(), &mut cards, id);
+        }
     }
     if let Some(back) = id.back_lightness() {
         unwash_backs(frame, &mut cards, back);

@@ -343,6 +343,7 @@ pub(super) fn grow(
                             centre,
                             &predicted,
                             &climbs,
+                            false,
                         )
                     })
                 else {
@@ -367,10 +368,143 @@ pub(super) fn grow(
     });
 }
 
+/// Completes the layout from the lattice the cards read fit: every cell
+/// of the layout's rectangle (and a ring about it) with no card read is
+/// predicted through the lattice's homography, which holds the camera's
+/// perspective across the whole layout, and read as a neighbour's
+/// prediction is ([`read_predicted`]). A card read here is added; an unread
+/// outline about it is replaced.
+pub(super) fn complete(
+    frame: &RgbImage,
+    hands: &Hands,
+    table: Option<&TableModel>,
+    dets: &mut Vec<(Detected, Source)>,
+    id: &dyn Identify,
+) {
+    let read: Vec<Detected> = dets
+        .iter()
+        .filter(|(d, _)| is_read(d))
+        .map(|(d, _)| d.clone())
+        .collect();
+    if read.len() < COMPLETE_LEAST {
+        return;
+    }
+    let Some(placement) = super::lattice::fit(&read) else {
+        return;
+    };
+    let lattice = &placement.lattice;
+    // Each placed card's corners about its cell's centre, in cells; a
+    // card's corners are in portrait order from either end, so each is
+    // started at the corner nearer the cell's (-, -) quadrant.
+    let mut shapes: Vec<[(f64, f64); 4]> = Vec::new();
+    for (cell, i) in &placement.cells {
+        let d = &read[*i];
+        let Some(cs) = d
+            .corners
+            .iter()
+            .map(|&p| lattice.to_cell(p))
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        let (c, r) = (f64::from(cell.col), f64::from(cell.row));
+        let off: Vec<(f64, f64)> = cs.iter().map(|p| (p.0 - c, p.1 - r)).collect();
+        let start = if off[0].0 + off[0].1 <= off[2].0 + off[2].1 {
+            0
+        } else {
+            2
+        };
+        shapes.push(std::array::from_fn(|k| off[(k + start) % 4]));
+    }
+    if shapes.len() < COMPLETE_LEAST {
+        return;
+    }
+    let middle = |k: usize, y: bool| {
+        let mut v: Vec<f64> = shapes
+            .iter()
+            .map(|s| if y { s[k].1 } else { s[k].0 })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    // The typical card: each corner's median offset.
+    let shape: [(f64, f64); 4] = std::array::from_fn(|k| (middle(k, false), middle(k, true)));
+    let occupied: Vec<(i32, i32)> = placement
+        .cells
+        .iter()
+        .map(|(c, _)| (c.col, c.row))
+        .collect();
+    let (c0, c1) = (
+        occupied.iter().map(|c| c.0).min().unwrap_or(0) - 1,
+        occupied.iter().map(|c| c.0).max().unwrap_or(0) + 1,
+    );
+    let (r0, r1) = (
+        occupied.iter().map(|c| c.1).min().unwrap_or(0) - 1,
+        occupied.iter().map(|c| c.1).max().unwrap_or(0) + 1,
+    );
+    let (fw, fh) = (frame.width() as f32, frame.height() as f32);
+    let climbs = Cell::new(CLIMB_BUDGET);
+    let mut replaced = vec![false; dets.len()];
+    let mut tries = 0;
+    for col in c0..=c1 {
+        for row in r0..=r1 {
+            if occupied.contains(&(col, row)) || tries >= MAX_TRIES {
+                continue;
+            }
+            let (c, r) = (f64::from(col), f64::from(row));
+            let predicted: [(f32, f32); 4] = shape.map(|o| lattice.to_image((c + o.0, r + o.1)));
+            let inside = predicted
+                .iter()
+                .all(|p| p.0 >= 1.0 && p.1 >= 1.0 && p.0 < fw - 2.0 && p.1 < fh - 2.0);
+            if !inside {
+                continue;
+            }
+            let predicted = portrait(predicted);
+            let centre = lattice.to_image((c, r));
+            let ruler = Ruler::of(&Detected {
+                corners: predicted,
+                centre,
+                token: None,
+                confidence: 0.0,
+            });
+            // A card read already lies there (one the lattice did not
+            // place, or a card a little off its cell).
+            if dets
+                .iter()
+                .any(|(d, _)| is_read(d) && dist(d.centre, centre) < 0.5 * ruler.short)
+            {
+                continue;
+            }
+            tries += 1;
+            let Some(d) = read_predicted(
+                frame, hands, table, id, &ruler, centre, &predicted, &climbs, true,
+            ) else {
+                continue;
+            };
+            for (k, (o, _)) in dets.iter().enumerate() {
+                if o.token.is_none() && dist(o.centre, d.centre) < 0.5 * ruler.short {
+                    replaced[k] = true;
+                }
+            }
+            dets.push((d, Source::Colour));
+            replaced.push(false);
+        }
+    }
+    let mut k = 0;
+    dets.retain(|_| {
+        k += 1;
+        !replaced[k - 1]
+    });
+}
+
+/// The fewest cards read from which [`complete`] fits a lattice.
+const COMPLETE_LEAST: usize = 4;
+
 /// Reads the card predicted at `predicted` (centred on `centre`, shaped as
 /// the card `r` measures): its outline snapped onto the card's edges,
 /// fitted as one rigid card, settled side by side, and as predicted
-/// nudged a little each way, in that order, until one reads clearly.
+/// nudged a little each way, in that order, until one reads clearly. With
+/// `halfway`, a read at a nudged outline must hold halfway back.
 #[allow(clippy::too_many_arguments)]
 fn read_predicted(
     frame: &RgbImage,
@@ -381,6 +515,7 @@ fn read_predicted(
     centre: (f32, f32),
     predicted: &[(f32, f32); 4],
     climbs: &Cell<usize>,
+    halfway: bool,
 ) -> Option<Detected> {
     // A plain back is any plain rectangle: where the table's colour fills
     // the outline (an empty cell), only a face counts. A white face on a
@@ -393,10 +528,27 @@ fn read_predicted(
         )
     };
     let snapped = outline::snap(frame, predicted, reach, reach, Prefer::Nearest);
-    read(snapped)
+    let d = read(snapped)
         .or_else(|| read(Some(fit_rigid(frame, predicted, reach)?)))
         .or_else(|| read(Some(settle(frame, predicted, reach)?)))
-        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted))
+        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted, halfway))?;
+    // An outline snapped onto a card's printed frame, a little inside its
+    // edge, can misregister a corner code by one module at both corners
+    // alike (a blue queen read as a blue knight on a white table): the
+    // card read a little larger and a little smaller must not name
+    // another.
+    let holds = !halfway
+        || [1.0 + GROWN_READ, 1.0 - GROWN_READ].into_iter().all(|k| {
+            let q = d.corners.map(|p| {
+                (
+                    d.centre.0 + k * (p.0 - d.centre.0),
+                    d.centre.1 + k * (p.1 - d.centre.1),
+                )
+            });
+            let again = judge(frame, hands, &quad_of(q), id, Source::Region);
+            again.token.is_none() || again.token == d.token
+        });
+    holds.then_some(d)
 }
 
 /// Reads a card whose outline is known only roughly (`rough`: its centre
@@ -454,6 +606,7 @@ pub(super) fn read_rough(
                 c,
                 &d.corners,
                 climbs,
+                false,
             )
         })
 }
@@ -1028,7 +1181,9 @@ const NUDGE: f32 = 0.07;
 /// its neighbour is off by its own skew and the gap's jitter, a few
 /// percent of a card, which the reader's own half-cell search does not
 /// reach. No side was snapped, so only a face counts (a plain back is any
-/// plain rectangle).
+/// plain rectangle). With `halfway`, a card read at an outline moved off
+/// `q` must read the same at the outline moved half as far: a print read
+/// at one exact shift may be a neighbouring kind's.
 fn read_nudged(
     frame: &RgbImage,
     hands: &Hands,
@@ -1036,6 +1191,7 @@ fn read_nudged(
     r: &Ruler,
     centre: (f32, f32),
     q: &[(f32, f32); 4],
+    halfway: bool,
 ) -> Option<Detected> {
     let k = NUDGE * r.short;
     let back = |v: (f32, f32)| (-v.0, -v.1);
@@ -1044,7 +1200,15 @@ fn read_nudged(
         .find_map(|d| {
             let moved = q.map(|p| (p.0 + d.0 * k, p.1 + d.1 * k));
             let c = (centre.0 + d.0 * k, centre.1 + d.1 * k);
-            read_outline(frame, hands, id, r, c, &moved, None, true, &Cell::new(0))
+            let read = read_outline(frame, hands, id, r, c, &moved, None, true, &Cell::new(0))?;
+            if !halfway || d == (0.0, 0.0) {
+                return Some(read);
+            }
+            // Moved until it reads: the outline halfway back must read the
+            // same card, so that no read hangs on one exact shift.
+            let half = q.map(|p| (p.0 + d.0 * k / 2.0, p.1 + d.1 * k / 2.0));
+            let again = judge(frame, hands, &quad_of(portrait(half)), id, Source::Region);
+            (again.token == read.token).then_some(read)
         })
 }
 

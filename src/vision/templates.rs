@@ -305,6 +305,33 @@ struct Fine {
     luma2: Vec<f32>,
 }
 
+impl Fine {
+    /// The card's paper is clipped white: most of its fine cells are at
+    /// the top of the range. A lamp's glare lays a veil of light over the
+    /// card, lifting its ink as far as it lifts its paper, so its print's
+    /// contrast says nothing about how dark the ink was.
+    fn washed(&self) -> bool {
+        let mut lumas: Vec<f32> = self
+            .cells
+            .iter()
+            .filter(|c| c[3] > 0)
+            .map(|c| {
+                (0.299 * c[0] as f32 + 0.587 * c[1] as f32 + 0.114 * c[2] as f32) / c[3] as f32
+            })
+            .collect();
+        if lumas.is_empty() {
+            return false;
+        }
+        let mid = lumas.len() / 2;
+        let (_, median, _) = lumas.select_nth_unstable_by(mid, f32::total_cmp);
+        *median >= WASHED
+    }
+}
+
+/// The median lightness of a card's fine cells at which its paper is
+/// taken for clipped white (see [`Fine::washed`]).
+const WASHED: f32 = 248.0;
+
 /// Adds up a card image (portrait, any size at least the grid's) into the
 /// fine grid. `None` when the image is too small.
 fn sample(img: &RgbImage) -> Option<Fine> {
@@ -969,6 +996,7 @@ impl DeckModel {
         };
         let n = self.kinds.len();
         let (mut q, contrast) = grids(&fine, 0, 0);
+        let washed = fine.washed();
         let contrast = contrast.max(1e-3).ln();
         // Orientation per kind, from the unshifted read (upside down differs
         // far more than a half-cell shift); the colour grid is not shifted,
@@ -1055,7 +1083,15 @@ impl DeckModel {
         let ink_says = |a: usize, b: usize| {
             ink_twins(a, b).is_none_or(|(ca, cb)| {
                 let mid = (ca + cb) / 2.0;
-                let past = if ca > cb { 0.0 } else { INK_MARGIN };
+                // A washed-out card's contrast has been lowered by an
+                // unknown amount: only the darker print can be claimed.
+                let past = if ca > cb {
+                    0.0
+                } else if washed {
+                    f32::INFINITY
+                } else {
+                    INK_MARGIN
+                };
                 (contrast - mid) * (ca - mid).signum() > past * (ca - cb).abs()
             })
         };
