@@ -696,6 +696,10 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         // its lattice loosely).
         if !hand {
             super::grow::complete(frame, &hands, table.as_ref(), &mut cards, id);
+            // Each card found is a ruler for its own neighbours in turn,
+            // and the cards read since measure the layout's pitch better
+            // (seeding from the new cards alone: 0.3% fewer right).
+            super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id);
         }
     }
     if let Some(back) = id.back_lightness() {
