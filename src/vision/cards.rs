@@ -72,6 +72,9 @@ pub struct Detected {
     pub confidence: f32,
 }
 
+/// The least share of felt in an outline for [`FeltClasses::bare`].
+const BARE_CELL: f32 = 0.9;
+
 /// Fewest pixels a blob must have to be considered a card.
 const MIN_AREA: usize = 120;
 
@@ -118,6 +121,39 @@ struct FeltClasses {
 }
 
 impl FeltClasses {
+    /// The outline `q` holds felt and little else (an empty cell): of a
+    /// grid of points over its middle, this share or more are felt.
+    fn bare(&self, q: &[(f32, f32); 4]) -> bool {
+        const N: usize = 6;
+        let mut felt = 0;
+        for i in 0..N {
+            for j in 0..N {
+                // Bilinear over the quadrilateral, inside its outer tenth.
+                let (u, v) = (
+                    0.1 + 0.8 * (i as f32 + 0.5) / N as f32,
+                    0.1 + 0.8 * (j as f32 + 0.5) / N as f32,
+                );
+                let top = (
+                    q[0].0 + (q[1].0 - q[0].0) * u,
+                    q[0].1 + (q[1].1 - q[0].1) * u,
+                );
+                let bottom = (
+                    q[3].0 + (q[2].0 - q[3].0) * u,
+                    q[3].1 + (q[2].1 - q[3].1) * u,
+                );
+                let (x, y) = (
+                    top.0 + (bottom.0 - top.0) * v,
+                    top.1 + (bottom.1 - top.1) * v,
+                );
+                let (x, y) = (x.round() as usize, y.round() as usize);
+                if x < self.w && y < self.h && self.class[y * self.w + x] == FELT {
+                    felt += 1;
+                }
+            }
+        }
+        felt as f32 >= BARE_CELL * (N * N) as f32
+    }
+
     fn new(frame: &RgbImage) -> FeltClasses {
         let (w, h) = (frame.width() as usize, frame.height() as usize);
         let class: Vec<u8> = frame
@@ -695,12 +731,17 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         // completed (each cell costs reads, and a layout half hidden fits
         // its lattice loosely).
         if !hand {
-            super::grow::complete(frame, &hands, table.as_ref(), &mut cards, id);
+            super::grow::complete(frame, &hands, table.as_ref(), &mut cards, id, &|_| false);
             // Each card found is a ruler for its own neighbours in turn,
             // and the cards read since measure the layout's pitch better
             // (seeding from the new cards alone: 0.3% fewer right).
             super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id);
         }
+    } else if !hand {
+        // On felt the finder's blobs are the cards, but a card the colour
+        // mask merged with another, or lost in glare, is still found
+        // through the lattice. A cell of bare felt is not tried.
+        super::grow::complete(frame, &hands, None, &mut cards, id, &|q| felt.bare(q));
     }
     if let Some(back) = id.back_lightness() {
         unwash_backs(frame, &mut cards, back);

@@ -373,13 +373,14 @@ pub(super) fn grow(
 /// predicted through the lattice's homography, which holds the camera's
 /// perspective across the whole layout, and read as a neighbour's
 /// prediction is ([`read_predicted`]). A card read here is added; an unread
-/// outline about it is replaced.
+/// outline about it is replaced. A cell `bare` tells empty is not tried.
 pub(super) fn complete(
     frame: &RgbImage,
     hands: &Hands,
     table: Option<&TableModel>,
     dets: &mut Vec<(Detected, Source)>,
     id: &dyn Identify,
+    bare: &Bare<'_>,
 ) {
     let read: Vec<Detected> = dets
         .iter()
@@ -468,11 +469,16 @@ pub(super) fn complete(
                 confidence: 0.0,
             });
             // A card read already lies there (one the lattice did not
-            // place, or a card a little off its cell).
-            if dets
-                .iter()
-                .any(|(d, _)| is_read(d) && dist(d.centre, centre) < 0.5 * ruler.short)
-            {
+            // place, a card a little off its cell, a throne pair), or an
+            // outline larger than a card not read (a throne pair read one
+            // way only: its top card alone is not the cell's token).
+            if dets.iter().any(|(d, _)| {
+                dist(d.centre, centre) < 0.5 * ruler.short
+                    && (d.token.is_some() || Ruler::of(d).area > OVERSIZED * ruler.area)
+            }) {
+                continue;
+            }
+            if bare(&predicted) {
                 continue;
             }
             tries += 1;
@@ -497,8 +503,13 @@ pub(super) fn complete(
     });
 }
 
+/// Tells an outline of an empty cell, not worth a read.
+pub(super) type Bare<'a> = dyn Fn(&[(f32, f32); 4]) -> bool + 'a;
+
 /// The fewest cards read from which [`complete`] fits a lattice.
 const COMPLETE_LEAST: usize = 4;
+/// An outline this much larger than the cell's card is more than one card.
+const OVERSIZED: f32 = 1.3;
 
 /// Reads the card predicted at `predicted` (centred on `centre`, shaped as
 /// the card `r` measures): its outline snapped onto the card's edges,
