@@ -423,6 +423,69 @@ pub fn motion(prev: &Thumb, next: &Thumb) -> f32 {
     total as f32 / (THUMB_W * THUMB_H) as f32
 }
 
+/// A frame reduced to the mean colour of each 8×8 patch of its pixels:
+/// fine enough that any card changing (a swap of two faces, a flip, a red
+/// piece for a blue one) moves some patch far, coarse enough that sensor
+/// noise and a JPEG's blocks do not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Patches {
+    w: usize,
+    h: usize,
+    mean: Vec<[u8; 3]>,
+}
+
+/// The side of a [`Patches`] patch, pixels.
+const PATCH: usize = 8;
+/// The most a patch's mean may move in any channel (0–255) for a frame to
+/// show what the last one read showed: noise moves an 8×8 mean by a level
+/// or two, and a card's glyph moves some patch by tens.
+const SAME_PATCH: u8 = 10;
+
+impl Patches {
+    pub fn of(image: &RgbImage) -> Patches {
+        let (w, h) = (
+            image.width() as usize / PATCH,
+            image.height() as usize / PATCH,
+        );
+        let stride = image.width() as usize * 3;
+        let raw = image.as_raw();
+        let mut mean = vec![[0u8; 3]; w * h];
+        let mut row = vec![0u32; w * 3];
+        for py in 0..h {
+            row.fill(0);
+            for y in py * PATCH..(py + 1) * PATCH {
+                let line = &raw[y * stride..y * stride + w * PATCH * 3];
+                for (px, patch) in line.chunks_exact(PATCH * 3).enumerate() {
+                    for p in patch.chunks_exact(3) {
+                        row[px * 3] += u32::from(p[0]);
+                        row[px * 3 + 1] += u32::from(p[1]);
+                        row[px * 3 + 2] += u32::from(p[2]);
+                    }
+                }
+            }
+            let n = (PATCH * PATCH) as u32;
+            for px in 0..w {
+                mean[py * w + px] = std::array::from_fn(|k| ((row[px * 3 + k] + n / 2) / n) as u8);
+            }
+        }
+        Patches { w, h, mean }
+    }
+
+    /// `other` shows what this frame shows: the same size, and no patch
+    /// moved by more than [`SAME_PATCH`] in any channel. A frame smaller
+    /// than a patch is never the same (nothing of it was compared); the
+    /// few pixels past the last whole patch are not compared.
+    pub fn same(&self, other: &Patches) -> bool {
+        !self.mean.is_empty()
+            && (self.w, self.h) == (other.w, other.h)
+            && self
+                .mean
+                .iter()
+                .zip(&other.mean)
+                .all(|(a, b)| a.iter().zip(b).all(|(&x, &y)| x.abs_diff(y) <= SAME_PATCH))
+    }
+}
+
 /// How [`spawn`] runs a source.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FramesConfig {
@@ -534,6 +597,8 @@ fn run(
     };
     let started = Instant::now();
     let mut prev: Option<Thumb> = None;
+    // The last frame read, reduced, and what it was read as.
+    let mut last_read: Option<(Patches, Recognition)> = None;
     // A recogniser's note (a stale calibration) is said when it changes,
     // not on every frame.
     let mut last_note: Option<String> = None;
@@ -597,7 +662,19 @@ fn run(
                         }
                     }
                 }
-                let rec = recognise(&frame.image);
+                // A frame that shows what the last one read showed (a
+                // still table, filmed again) is not read again: reading
+                // costs a tenth of a second or more, and the settler then
+                // sees every still frame in time.
+                let patches = Patches::of(&frame.image);
+                let rec = match &last_read {
+                    Some((seen, rec)) if seen.same(&patches) => rec.clone(),
+                    _ => {
+                        let rec = recognise(&frame.image);
+                        last_read = Some((patches, rec.clone()));
+                        rec
+                    }
+                };
                 if rec.note != last_note {
                     if let Some(n) = &rec.note {
                         tx.send(LiveEvent::Note(n.clone())).ok()?;
@@ -1367,6 +1444,83 @@ mod tests {
             by_colour(image)
         };
         (read, slow)
+    }
+
+    /// A still table filmed again is one table: its frames are not read
+    /// again while nothing on it changes.
+    #[test]
+    fn a_still_table_filmed_again_is_read_once() {
+        let d = TempDir::new("still");
+        let mut noise = 0u8;
+        for i in 0..8 {
+            // Sensor noise of a level or two on every pixel.
+            let img = RgbImage::from_fn(64, 48, |x, y| {
+                noise = noise
+                    .wrapping_mul(31)
+                    .wrapping_add((x * 7 + y * 13 + i) as u8);
+                Rgb(RED.map(|c| c.saturating_sub(noise % 3)))
+            });
+            img.save(d.0.join(format!("{i:02}.png"))).unwrap();
+        }
+        let read = std::sync::Arc::new(AtomicU32::new(0));
+        let count = read.clone();
+        let live = spawn(
+            Box::new(DirSource::open(&d.0, 10.0).unwrap()),
+            Box::new(move |_: &RgbImage| {
+                count.fetch_add(1, Ordering::SeqCst);
+                rec(&[(0, 0, WN)])
+            }),
+            FramesConfig::default(),
+        );
+        let events = collect(live);
+        assert_eq!(read.load(Ordering::SeqCst), 1, "{events:?}");
+        assert!(
+            events.contains(&LiveEvent::Observation(Observation::Table(table(&[(
+                0, 0, WN
+            )]))))
+        );
+    }
+
+    /// Whatever changes on a table changes some 8×8 patch far more than a
+    /// new frame's noise does: two 40 px faces swapped, and a blue pawn
+    /// put where a red one lay, are each a new frame to read.
+    #[test]
+    fn any_card_changing_is_a_frame_to_read_again() {
+        use crate::vision::fixtures::Deck;
+        use crate::vision::scene::{SceneParams, render};
+        let params = |frame: u64| SceneParams {
+            pitch_px: 46.0,
+            layout_rotation_deg: 17.0,
+            tilt_deg: 20.0,
+            blur_sigma: 0.8,
+            noise_sigma: 2.5,
+            jpeg_quality: Some(70),
+            frame,
+            ..SceneParams::clean()
+        };
+        let cloth = crate::vision::scene::felt(128, 3);
+        let shot = |text: &str, frame: u64| {
+            let t = Table::parse_grid(text, Cell::new(0, 0)).unwrap();
+            let s = render(&t, &params(frame), &|c| Deck::Printed.image(c), &cloth);
+            let img = match &s.jpeg {
+                Some(bytes) => image::load_from_memory(bytes).unwrap().to_rgb8(),
+                None => s.image,
+            };
+            Patches::of(&img)
+        };
+        let before = shot("wN wB rP ##\n## bQ uK wR\n", 1);
+        assert!(
+            before.same(&shot("wN wB rP ##\n## bQ uK wR\n", 2)),
+            "noise alone"
+        );
+        assert!(
+            !before.same(&shot("wB wN rP ##\n## bQ uK wR\n", 2)),
+            "a swap"
+        );
+        assert!(
+            !before.same(&shot("wN wB uP ##\n## bQ uK wR\n", 2)),
+            "another colour"
+        );
     }
 
     /// A camera's frames waiting behind a newer one are passed over: the
