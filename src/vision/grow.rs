@@ -349,23 +349,13 @@ pub(super) fn grow(
                 else {
                     continue;
                 };
-                for (k, (o, _)) in dets.iter().enumerate() {
-                    if o.token.is_none() && dist(o.centre, d.centre) < 0.5 * r.short {
-                        replaced[k] = true;
-                    }
-                }
-                dets.push((d, Source::Colour));
-                replaced.push(false);
+                add_found(dets, &mut replaced, d, r.short);
                 queue.push(dets.len() - 1);
                 break;
             }
         }
     }
-    let mut k = 0;
-    dets.retain(|_| {
-        k += 1;
-        !replaced[k - 1]
-    });
+    drop_replaced(dets, &replaced);
 }
 
 /// Completes the layout from the lattice the cards read fit: every cell
@@ -487,20 +477,10 @@ pub(super) fn complete(
             ) else {
                 continue;
             };
-            for (k, (o, _)) in dets.iter().enumerate() {
-                if o.token.is_none() && dist(o.centre, d.centre) < 0.5 * ruler.short {
-                    replaced[k] = true;
-                }
-            }
-            dets.push((d, Source::Colour));
-            replaced.push(false);
+            add_found(dets, &mut replaced, d, ruler.short);
         }
     }
-    let mut k = 0;
-    dets.retain(|_| {
-        k += 1;
-        !replaced[k - 1]
-    });
+    drop_replaced(dets, &replaced);
 }
 
 /// Tells an outline of an empty cell, not worth a read.
@@ -510,6 +490,33 @@ pub(super) type Bare<'a> = dyn Fn(&[(f32, f32); 4]) -> bool + 'a;
 const COMPLETE_LEAST: usize = 4;
 /// An outline this much larger than the cell's card is more than one card.
 const OVERSIZED: f32 = 1.3;
+
+/// Adds a card found to `dets`, marking the outlines left unread within
+/// half its short side (`short`) as replaced by it in `replaced`, which
+/// runs beside `dets`.
+fn add_found(
+    dets: &mut Vec<(Detected, Source)>,
+    replaced: &mut Vec<bool>,
+    found: Detected,
+    short: f32,
+) {
+    for (k, (o, _)) in dets.iter().enumerate() {
+        if o.token.is_none() && dist(o.centre, found.centre) < 0.5 * short {
+            replaced[k] = true;
+        }
+    }
+    dets.push((found, Source::Colour));
+    replaced.push(false);
+}
+
+/// Drops the outlines [`add_found`] marked replaced.
+fn drop_replaced(dets: &mut Vec<(Detected, Source)>, replaced: &[bool]) {
+    let mut k = 0;
+    dets.retain(|_| {
+        k += 1;
+        !replaced[k - 1]
+    });
+}
 
 /// Reads the card predicted at `predicted` (centred on `centre`, shaped as
 /// the card `r` measures): its outline snapped onto the card's edges,
