@@ -15,6 +15,11 @@
 //!
 //! A block of touching cards with no card read yet is seeded at its convex
 //! corners ([`rim_seeds`]).
+//!
+//! A chain of rulers breaks at a card not read, and a seed a few pixels
+//! off mispredicts every neighbour it seeds; so once the layout has grown,
+//! every empty cell of it is predicted through the lattice fitted to all
+//! the cards read, which holds the camera's perspective ([`complete`]).
 
 use std::cell::Cell;
 
