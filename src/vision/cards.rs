@@ -128,23 +128,12 @@ impl FeltClasses {
         let mut felt = 0;
         for i in 0..N {
             for j in 0..N {
-                // Bilinear over the quadrilateral, inside its outer tenth.
+                // Inside the quadrilateral's outer tenth.
                 let (u, v) = (
                     0.1 + 0.8 * (i as f32 + 0.5) / N as f32,
                     0.1 + 0.8 * (j as f32 + 0.5) / N as f32,
                 );
-                let top = (
-                    q[0].0 + (q[1].0 - q[0].0) * u,
-                    q[0].1 + (q[1].1 - q[0].1) * u,
-                );
-                let bottom = (
-                    q[3].0 + (q[2].0 - q[3].0) * u,
-                    q[3].1 + (q[2].1 - q[3].1) * u,
-                );
-                let (x, y) = (
-                    top.0 + (bottom.0 - top.0) * v,
-                    top.1 + (bottom.1 - top.1) * v,
-                );
+                let (x, y) = bilinear(q, u, v);
                 let (x, y) = (x.round() as usize, y.round() as usize);
                 if x < self.w && y < self.h && self.class[y * self.w + x] == FELT {
                     felt += 1;
