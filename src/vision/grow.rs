@@ -542,8 +542,9 @@ fn read_predicted(
 ) -> Option<Detected> {
     // A plain back is any plain rectangle: where the table's colour fills
     // the outline (an empty cell), only a face counts. A white face on a
-    // white table is still read.
-    let empty = table.is_some_and(|m| m.share_in(frame, predicted) > EMPTY);
+    // white table is still read. A model that takes nearly anything for
+    // cloth says nothing of the cell.
+    let empty = table.is_some_and(|m| m.tells_cards() && m.share_in(frame, predicted) > EMPTY);
     let reach = REACH * r.short;
     let read = |snapped: Option<[(f32, f32); 4]>| {
         read_outline(

@@ -818,6 +818,14 @@ impl TableModel {
         self.chroma_tol > 0.2 || self.bright_tol > 0.45
     }
 
+    /// The model can tell a card from the cloth by colour: a patterned
+    /// cloth's colours spread so far, unless blurred into one, that
+    /// nearly anything passes for cloth (a navy back on red and yellow
+    /// stripes did).
+    pub fn tells_cards(&self) -> bool {
+        !self.loose() || self.blurred.is_some()
+    }
+
     /// The cloth is one colour, give or take grain and noise.
     pub fn tight(&self) -> bool {
         self.chroma_tol <= 0.1 && self.bright_tol <= 0.36
