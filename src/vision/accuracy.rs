@@ -697,6 +697,16 @@ mod tests {
         all_read_right(&[("surfaces/031", 75), ("decks/016", 56)]);
     }
 
+    /// The table's region leaked into backs through edges the blur and
+    /// the noise broke (navy backs on dim green and white stripes, the
+    /// printed deck): the tiles there learned the backs' colour, and each
+    /// back predicted on its cell was taken for an empty one (9 of 30 and
+    /// 31 of 41 cells right).
+    #[test]
+    fn a_table_region_leaking_into_cards_does_not_learn_their_colour() {
+        all_read_right(&[("decks/004", 24), ("lens-tilt/009", 38)]);
+    }
+
     /// A lamp's glare over a black piece lifts its ink as it clips its
     /// paper, and its print's contrast falls to a white piece's: two black
     /// pieces of the letters deck under glare (the knight and the queen,

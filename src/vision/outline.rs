@@ -675,6 +675,9 @@ pub(super) struct TableModel {
 /// How much darker than the cloth a shadow may make it, beyond the cloth's
 /// own spread, as a log ratio (half as bright).
 const SHADOW: f32 = 0.4;
+/// A pixel of the table's region whose chromaticity lies this far from
+/// the region's median is no cloth: the region leaked into a card.
+const LEAKED: f32 = 0.15;
 /// Side of a tile of [`TableModel`], in grid pixels.
 const TILE: usize = 12;
 /// The least share of the grid the largest region must hold to be taken
@@ -698,10 +701,36 @@ impl TableModel {
         }
         let (tw, th) = (w.div_ceil(TILE), h.div_ceil(TILE));
         let mut sums = vec![[0.0f32; 4]; tw * th];
+        let (mut ca, mut cb) = (Vec::new(), Vec::new());
+        for r in table.runs.iter().step_by(3) {
+            let y = r.y as usize;
+            for x in (r.x0 as usize..r.x1 as usize).step_by(3) {
+                let c = chroma(edges.rgb[y * w + x].map(f32::from));
+                ca.push(c.0);
+                cb.push(c.1);
+            }
+        }
+        let median = |v: &mut Vec<f32>| {
+            v.sort_by(f32::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(0.0)
+        };
+        // The region can leak into cards through an edge the blur or the
+        // noise broke (navy backs on dim green stripes): the tiles there
+        // would learn the card's colour and call it cloth. Pixels far in
+        // hue from the region's median are left out of the tiles' means
+        // (not of the spread below, which the hands' model is tuned on).
+        let cloth = (median(&mut ca), median(&mut cb));
+        let leaked = |c: [u8; 3]| {
+            let c = chroma(c.map(f32::from));
+            (c.0 - cloth.0).abs().max((c.1 - cloth.1).abs()) > LEAKED
+        };
         for r in &table.runs {
             let y = r.y as usize;
             for x in r.x0 as usize..r.x1 as usize {
                 let c = edges.rgb[y * w + x];
+                if leaked(c) {
+                    continue;
+                }
                 let t = &mut sums[y / TILE * tw + x / TILE];
                 t[0] += f32::from(c[0]);
                 t[1] += f32::from(c[1]);
@@ -761,10 +790,6 @@ impl TableModel {
                 db.push((sc / sm).ln().abs());
             }
         }
-        let median = |v: &mut Vec<f32>| {
-            v.sort_by(f32::total_cmp);
-            v.get(v.len() / 2).copied().unwrap_or(0.0)
-        };
         let chroma_tol = (6.0 * median(&mut dc)).max(0.04);
         let bright_tol = (6.0 * median(&mut db)).max(0.3);
         let total = sums.iter().fold([0.0f32; 4], |a, t| {
