@@ -707,6 +707,17 @@ mod tests {
         all_read_right(&[("decks/004", 24), ("lens-tilt/009", 38)]);
     }
 
+    /// Outlines not read may be no cards at all (a gingham check a card's
+    /// size): the layout is fitted to the cards read alone when two or
+    /// more are, or the checks' pitch misplaces them. Two backs read beside
+    /// a hand on gingham were placed a row apart, one on a cell with no
+    /// card.
+    #[test]
+    fn outlines_not_read_do_not_move_the_cards_read() {
+        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        reads_right(&mut recs, "decks/012", 0);
+    }
+
     /// A lamp's glare over a black piece lifts its ink as it clips its
     /// paper, and its print's contrast falls to a white piece's: two black
     /// pieces of the letters deck under glare (the knight and the queen,

@@ -257,6 +257,24 @@ pub trait Identify {
         self.identify_in(frame, corners)
     }
 
+    /// As [`Identify::identify_in`] (or, when `rough`,
+    /// [`Identify::identify_rough_in`]), and the scale, over `corners`, of
+    /// the outline the card was read at: an identifier may read a card a
+    /// little larger or smaller than an outline a little off its edge.
+    fn identify_scaled_in(
+        &self,
+        frame: &RgbImage,
+        corners: &[(f32, f32); 4],
+        rough: bool,
+    ) -> ((Option<Token>, f32), f32) {
+        let read = if rough {
+            self.identify_rough_in(frame, corners)
+        } else {
+            self.identify_in(frame, corners)
+        };
+        (read, 1.0)
+    }
+
     /// The back's mean lightness over the faces' paper, as the deck was
     /// learned: a dark back is far darker than a face's paper under any
     /// light, so a card read as that back while as light as the faces read
@@ -2242,12 +2260,16 @@ pub(super) fn judge(
             confidence,
         };
     }
-    let (token, confidence) = match source {
-        Source::Colour => id.identify_in(frame, &q.corners),
-        Source::Region | Source::Hole => id.identify_rough_in(frame, &q.corners),
+    let rough = !matches!(source, Source::Colour);
+    let ((token, confidence), k) = id.identify_scaled_in(frame, &q.corners, rough);
+    // The card read at a scale of its outline lies there.
+    let corners = if k == 1.0 {
+        q.corners
+    } else {
+        widened(&q.corners, (k - 1.0) / 2.0).unwrap_or(q.corners)
     };
     Detected {
-        corners: q.corners,
+        corners,
         centre: q.centre,
         token,
         confidence,
@@ -2496,6 +2518,23 @@ pub(super) fn portrait(mut q: [(f32, f32); 4]) -> [(f32, f32); 4] {
         q.rotate_left(2);
     }
     q
+}
+
+/// The outline `corners` (portrait order) widened by `margin` of the
+/// card's width on its left and right and of its height above and below,
+/// in the card's own plane (under the camera's perspective).
+pub(crate) fn widened(corners: &[(f32, f32); 4], margin: f32) -> Option<[(f32, f32); 4]> {
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let m = homography(&unit, corners)?;
+    let (lo, hi) = (f64::from(-margin), f64::from(1.0 + margin));
+    let at = |u: f64, v: f64| {
+        let w = m[6] * u + m[7] * v + m[8];
+        (
+            ((m[0] * u + m[1] * v + m[2]) / w) as f32,
+            ((m[3] * u + m[4] * v + m[5]) / w) as f32,
+        )
+    };
+    Some([at(lo, lo), at(hi, lo), at(hi, hi), at(lo, hi)])
 }
 
 /// Homography taking `src[i]` to `dst[i]` (row-major 3×3).

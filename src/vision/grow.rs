@@ -415,16 +415,7 @@ pub(super) fn complete(
     if shapes.len() < COMPLETE_LEAST {
         return;
     }
-    let middle = |k: usize, y: bool| {
-        let mut v: Vec<f64> = shapes
-            .iter()
-            .map(|s| if y { s[k].1 } else { s[k].0 })
-            .collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    // The typical card: each corner's median offset.
-    let shape: [(f64, f64); 4] = std::array::from_fn(|k| (middle(k, false), middle(k, true)));
+    let typical = typical_shapes(&shapes);
     let occupied: Vec<(i32, i32)> = placement
         .cells
         .iter()
@@ -448,45 +439,85 @@ pub(super) fn complete(
                 continue;
             }
             let (c, r) = (f64::from(col), f64::from(row));
-            let predicted: [(f32, f32); 4] = shape.map(|o| lattice.to_image((c + o.0, r + o.1)));
-            let inside = predicted
-                .iter()
-                .all(|p| p.0 >= 1.0 && p.1 >= 1.0 && p.0 < fw - 2.0 && p.1 < fh - 2.0);
-            if !inside {
-                continue;
-            }
-            let predicted = portrait(predicted);
             let centre = lattice.to_image((c, r));
-            let ruler = Ruler::of(&Detected {
-                corners: predicted,
-                centre,
-                token: None,
-                confidence: 0.0,
-            });
-            // A card read already lies there (one the lattice did not
-            // place, a card a little off its cell, a throne pair), or an
-            // outline larger than a card not read (a throne pair read one
-            // way only: its top card alone is not the cell's token).
-            if dets.iter().any(|(d, _)| {
-                dist(d.centre, centre) < 0.5 * ruler.short
-                    && (d.token.is_some() || Ruler::of(d).area > OVERSIZED * ruler.area)
-            }) {
-                continue;
+            for shape in &typical {
+                let predicted: [(f32, f32); 4] =
+                    shape.map(|o| lattice.to_image((c + o.0, r + o.1)));
+                let inside = predicted
+                    .iter()
+                    .all(|p| p.0 >= 1.0 && p.1 >= 1.0 && p.0 < fw - 2.0 && p.1 < fh - 2.0);
+                if !inside {
+                    continue;
+                }
+                let predicted = portrait(predicted);
+                let ruler = Ruler::of(&Detected {
+                    corners: predicted,
+                    centre,
+                    token: None,
+                    confidence: 0.0,
+                });
+                // A card read already lies there (one the lattice did not
+                // place, a card a little off its cell, a throne pair), or an
+                // outline larger than a card not read (a throne pair read
+                // one way only: its top card alone is not the cell's token).
+                if dets.iter().any(|(d, _)| {
+                    dist(d.centre, centre) < 0.5 * ruler.short
+                        && (d.token.is_some() || Ruler::of(d).area > OVERSIZED * ruler.area)
+                }) {
+                    break;
+                }
+                if bare(&predicted) {
+                    continue;
+                }
+                tries += 1;
+                let Some(d) = read_predicted(
+                    frame, hands, table, id, &ruler, centre, &predicted, &climbs, true,
+                ) else {
+                    continue;
+                };
+                add_found(dets, &mut replaced, d, ruler.short);
+                break;
             }
-            if bare(&predicted) {
-                continue;
-            }
-            tries += 1;
-            let Some(d) = read_predicted(
-                frame, hands, table, id, &ruler, centre, &predicted, &climbs, true,
-            ) else {
-                continue;
-            };
-            add_found(dets, &mut replaced, d, ruler.short);
         }
     }
     drop_replaced(dets, &replaced);
 }
+
+/// The typical card's corners about its cell's centre, in cells, from
+/// every card's (`shapes`, each from the corner nearer the cell's (-, -)
+/// quadrant): each corner's median offset. In a layout whose cards lie
+/// both ways (turned a quarter, as in DoubleCross and Enochian) the median
+/// of all is square and neither card: the cards lying each way are
+/// typical apart, the more common way first, and the other only when at
+/// least [`QUARTER_LEAST`] cards lie so.
+fn typical_shapes(shapes: &[[(f64, f64); 4]]) -> Vec<[(f64, f64); 4]> {
+    // Portrait order runs a short side, then a long one.
+    let upright = |s: &[(f64, f64); 4]| (s[2].1 - s[1].1).abs() > (s[2].0 - s[1].0).abs();
+    let typical = |group: Vec<&[(f64, f64); 4]>| -> [(f64, f64); 4] {
+        std::array::from_fn(|k| {
+            let mut xs: Vec<f64> = group.iter().map(|s| s[k].0).collect();
+            let mut ys: Vec<f64> = group.iter().map(|s| s[k].1).collect();
+            xs.sort_by(f64::total_cmp);
+            ys.sort_by(f64::total_cmp);
+            (xs[xs.len() / 2], ys[ys.len() / 2])
+        })
+    };
+    let (up, across): (Vec<_>, Vec<_>) = shapes.iter().partition(|s| upright(s));
+    let (more, fewer) = if up.len() >= across.len() {
+        (up, across)
+    } else {
+        (across, up)
+    };
+    let mut out = vec![typical(more)];
+    if fewer.len() >= QUARTER_LEAST {
+        out.push(typical(fewer));
+    }
+    out
+}
+
+/// The fewest cards lying the less common way that [`complete`] predicts
+/// cells with too.
+const QUARTER_LEAST: usize = 2;
 
 /// Tells an outline of an empty cell, not worth a read.
 pub(super) type Bare<'a> = dyn Fn(&[(f32, f32); 4]) -> bool + 'a;

@@ -155,6 +155,36 @@ pub struct Placement {
 /// Fits a lattice to the detections themselves. `None` when there is
 /// nothing to fit (no card).
 pub fn fit(dets: &[Detected]) -> Option<Placement> {
+    let internal = fit_internal(dets)?;
+    Some(place_canonical(&internal, dets))
+}
+
+/// [`fit`] to the cards read alone when there are at least
+/// [`READ_TO_FIT`] of them, every detection then placed on that lattice:
+/// an outline not read may be no card at all (a cloth's check the size
+/// of one), and a layout it moves misplaces the cards that were read.
+pub fn fit_read(dets: &[Detected]) -> Option<Placement> {
+    let read: Vec<Detected> = dets.iter().filter(|d| d.token.is_some()).cloned().collect();
+    if read.len() < READ_TO_FIT {
+        return fit(dets);
+    }
+    let internal = fit_internal(&read)?;
+    Some(place_canonical(&internal, dets))
+}
+
+/// The fewest cards read that [`fit_read`] fits the lattice to alone.
+const READ_TO_FIT: usize = 2;
+
+/// `dets` placed on `internal`, its cells numbered from the layout's
+/// corner.
+fn place_canonical(internal: &Lattice, dets: &[Detected]) -> Placement {
+    let first = place(internal, dets);
+    let occupied: Vec<(i32, i32)> = first.cells.iter().map(|(c, _)| (c.col, c.row)).collect();
+    place(&canonical(internal, &occupied), dets)
+}
+
+/// The lattice of [`fit`], its cells numbered as they came.
+fn fit_internal(dets: &[Detected]) -> Option<Lattice> {
     let quads: Vec<Option<Quad>> = dets.iter().map(Quad::of).collect();
     let mut areas: Vec<f64> = quads.iter().flatten().map(|q| q.area).collect();
     let typical = median(&mut areas)?;
@@ -192,10 +222,7 @@ pub fn fit(dets: &[Detected]) -> Option<Placement> {
         h = fit_cells(&qs, &cells, &prior);
     }
 
-    let internal = Lattice { cell_to_image: h };
-    let first = place(&internal, dets);
-    let occupied: Vec<(i32, i32)> = first.cells.iter().map(|(c, _)| (c.col, c.row)).collect();
-    Some(place(&canonical(&internal, &occupied), dets))
+    Some(Lattice { cell_to_image: h })
 }
 
 /// Places detections on a fixed lattice (a calibration's).

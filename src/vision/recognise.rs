@@ -100,9 +100,9 @@ impl Recogniser {
             Some(cal) if dets.is_empty() => (None, cal.check(&dets, size).err()),
             Some(cal) => match cal.check(&dets, size) {
                 Ok(()) => (Some(lattice::place(&cal.lattice, &dets)), None),
-                Err(stale) => (lattice::fit(&dets), Some(stale)),
+                Err(stale) => (lattice::fit_read(&dets), Some(stale)),
             },
-            None => (lattice::fit(&dets), None),
+            None => (lattice::fit_read(&dets), None),
         };
         let mut cells: Vec<Reading> = Vec::new();
         if let Some(p) = placement {
