@@ -718,6 +718,15 @@ mod tests {
         reads_right(&mut recs, "decks/012", 0);
     }
 
+    /// Two cards touching along their long sides make one outline of a
+    /// card's own shape, twice its size; with two such pairs and one card
+    /// alone the pair was the typical card, and neither was read (the one
+    /// card alone was then placed on a pair's cell: a confident wrong).
+    #[test]
+    fn a_pair_of_cards_shaped_as_one_is_read_as_two() {
+        all_read_right(&[("surfaces/001", 3)]);
+    }
+
     /// A lamp's glare over a black piece lifts its ink as it clips its
     /// paper, and its print's contrast falls to a white piece's: two black
     /// pieces of the letters deck under glare (the knight and the queen,

@@ -623,6 +623,20 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             let pair = (d.token.is_none() && d.confidence > 0.1 && big && source == Source::Colour)
                 .then(|| throne_pair(frame, &hands, &boundary, &quad, typical_short, id))
                 .flatten();
+            // Two cards touching along their long sides make one outline
+            // of a card's own shape (a card is near √2 as long as wide),
+            // twice its size, and where most cards lie in such pairs the
+            // pair is the typical card: read as two when each half reads.
+            if pair.is_none() && d.token.is_none() {
+                let two = halves(&quad.corners).map(|half| {
+                    let half = snapped(frame, &quad_of(portrait(half)), source);
+                    judge(frame, &hands, &half, id, source)
+                });
+                if two.iter().all(|h| h.token.is_some()) {
+                    out.extend(two.map(|h| (h, source)));
+                    continue;
+                }
+            }
             out.push((pair.unwrap_or(d), source));
             continue;
         }
