@@ -1006,10 +1006,12 @@ impl DeckModel {
     /// The full decision for one rectified card, for `identify` and the
     /// tests.
     fn judge(&self, card: &RgbImage) -> Judgement {
-        match sample(card) {
-            Some(fine) => self.judge_fine(&fine),
-            None => Judgement::default(),
-        }
+        self.judge_sampled(sample(card).as_ref())
+    }
+
+    /// [`Self::judge_fine`], or no judgement of a card too small to sample.
+    fn judge_sampled(&self, fine: Option<&Fine>) -> Judgement {
+        fine.map_or_else(Judgement::default, |f| self.judge_fine(f))
     }
 
     /// [`Self::judge`] of a card added up on the fine grid.
@@ -1344,10 +1346,7 @@ impl DeckModel {
         let face = rectify_to(frame, &wide, ww.round() as u32, wh.round() as u32, 0.5);
         let judge_at = |k: f32| {
             let span = |n: f32, all: f32| (all / 2.0 - k * n / 2.0, all / 2.0 + k * n / 2.0);
-            match sample_card(&face, span(w as f32, ww), span(h as f32, wh)) {
-                Some(fine) => self.judge_fine(&fine),
-                None => Judgement::default(),
-            }
+            self.judge_sampled(sample_card(&face, span(w as f32, ww), span(h as f32, wh)).as_ref())
         };
         let name = |j: Judgement, k: f32, face_alone: bool| {
             let at = if k == 1.0 {
