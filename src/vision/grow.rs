@@ -493,7 +493,7 @@ pub(super) fn complete(
 fn typical_shapes(shapes: &[[(f64, f64); 4]]) -> Vec<[(f64, f64); 4]> {
     // Portrait order runs a short side, then a long one.
     let upright = |s: &[(f64, f64); 4]| (s[2].1 - s[1].1).abs() > (s[2].0 - s[1].0).abs();
-    let typical = |group: Vec<&[(f64, f64); 4]>| -> [(f64, f64); 4] {
+    let median = |group: &[[(f64, f64); 4]]| -> [(f64, f64); 4] {
         std::array::from_fn(|k| {
             let mut xs: Vec<f64> = group.iter().map(|s| s[k].0).collect();
             let mut ys: Vec<f64> = group.iter().map(|s| s[k].1).collect();
@@ -501,6 +501,32 @@ fn typical_shapes(shapes: &[[(f64, f64); 4]]) -> Vec<[(f64, f64); 4]> {
             ys.sort_by(f64::total_cmp);
             (xs[xs.len() / 2], ys[ys.len() / 2])
         })
+    };
+    // A card's corners may start at either end of it: a card lying across
+    // its cell starts at the cell's (+, -) or (-, +) corner alike, and the
+    // median of both mixed is no card. Each shape is started where it lies
+    // nearest the first one, then nearest the median of those.
+    let typical = |group: Vec<&[(f64, f64); 4]>| -> [(f64, f64); 4] {
+        let aligned_to = |to: &[(f64, f64); 4]| -> Vec<[(f64, f64); 4]> {
+            let apart = |a: &[(f64, f64); 4]| -> f64 {
+                a.iter()
+                    .zip(to)
+                    .map(|(p, q)| (p.0 - q.0).powi(2) + (p.1 - q.1).powi(2))
+                    .sum()
+            };
+            group
+                .iter()
+                .map(|&&s| {
+                    let turned: [(f64, f64); 4] = std::array::from_fn(|k| s[(k + 2) % 4]);
+                    if apart(&turned) < apart(&s) {
+                        turned
+                    } else {
+                        s
+                    }
+                })
+                .collect()
+        };
+        median(&aligned_to(&median(&aligned_to(group[0]))))
     };
     let (up, across): (Vec<_>, Vec<_>) = shapes.iter().partition(|s| upright(s));
     let (more, fewer) = if up.len() >= across.len() {
@@ -1379,5 +1405,34 @@ mod tests {
         for (f, t) in fitted.iter().zip(&truth) {
             assert!(dist(*f, *t) < 2.0, "fitted {fitted:?}, card {truth:?}");
         }
+    }
+
+    #[test]
+    fn cards_lying_across_their_cells_have_one_typical_shape_whichever_end_they_start_at() {
+        // A card lying across its cell, 0.8 of it long and 0.6 wide, in
+        // portrait order (a short side first), its corners jittered; half
+        // the cards' corners start at the other end, as they are found.
+        let card = [(0.4, -0.3), (0.4, 0.3), (-0.4, 0.3), (-0.4, -0.3)];
+        let shapes: Vec<[(f64, f64); 4]> = (0..8)
+            .map(|i| {
+                let j = 0.01 * f64::from(i % 3) - 0.01;
+                let start = if i % 2 == 0 { 0 } else { 2 };
+                std::array::from_fn(|k| {
+                    let p: (f64, f64) = card[(k + start) % 4];
+                    (p.0 + j, p.1 - j)
+                })
+            })
+            .collect();
+        let typical = typical_shapes(&shapes);
+        assert_eq!(typical.len(), 1, "{typical:?}");
+        let sides = |s: &[(f64, f64); 4]| {
+            let d = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).hypot(a.1 - b.1);
+            (d(s[0], s[1]), d(s[1], s[2]))
+        };
+        let (short, long) = sides(&typical[0]);
+        assert!(
+            (short - 0.6).abs() < 0.03 && (long - 0.8).abs() < 0.03,
+            "a card 0.6 by 0.8 of its cell, typical {typical:?}"
+        );
     }
 }
