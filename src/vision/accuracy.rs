@@ -727,6 +727,28 @@ mod tests {
         all_read_right(&[("surfaces/001", 3)]);
     }
 
+    /// Backs the cloth's own colour (the silhouette deck's near-black
+    /// backs on black felt and slate) fill their cells with the cloth's
+    /// colour, and were taken for empty cells: 21 of 37 and 22 of 24 cells
+    /// right. A back reads there when it is as dark as the deck's back
+    /// should be beside the faces read and its design shows in its middle:
+    /// without the first, light linen's empty cells read as backs (35
+    /// wrong); without the second, two cells of felt framed by their
+    /// neighbours' edges did (a frame within a frame, as the back's
+    /// design is).
+    #[test]
+    fn backs_of_the_cloths_own_colour_are_read_and_its_bare_cells_are_not() {
+        all_read_right(&[("hard/003", 35), ("surfaces/026", 23), ("light/022", 30)]);
+    }
+
+    /// A layout turned a quarter lies across the lattice's cells, and its
+    /// cards' corners start at either end of them: their median was no
+    /// card's shape, and no cell predicted with it read (42 of 54 right).
+    #[test]
+    fn a_layout_lying_across_its_cells_is_completed() {
+        all_read_right(&[("sizes/005", 47)]);
+    }
+
     /// A lamp's glare over a black piece lifts its ink as it clips its
     /// paper, and its print's contrast falls to a white piece's: two black
     /// pieces of the letters deck under glare (the knight and the queen,

@@ -891,16 +891,9 @@ const BACK_LIGHTER: f32 = 0.45;
 /// print fades until it is as plain as a plain back, but its paper stays
 /// white. Needs two faces read to know the paper.
 fn unwash_backs(frame: &RgbImage, cards: &mut [(Detected, Source)], back: f32) {
-    let mut papers: Vec<f32> = cards
-        .iter()
-        .filter(|(d, _)| matches!(d.token, Some(Token::Up(_))))
-        .map(|(d, _)| lightness_in(frame, &d.corners).1)
-        .collect();
-    if papers.len() < 2 {
+    let Some(paper) = faces_paper(frame, cards) else {
         return;
-    }
-    papers.sort_by(f32::total_cmp);
-    let paper = papers[papers.len() / 2].max(1.0);
+    };
     for (d, _) in cards.iter_mut() {
         if d.token == Some(Token::Down)
             && lightness_in(frame, &d.corners).0 / paper > back + BACK_LIGHTER
@@ -911,9 +904,24 @@ fn unwash_backs(frame: &RgbImage, cards: &mut [(Detected, Source)], back: f32) {
     }
 }
 
+/// The median lightness of the paper of the faces read in `cards`; `None`
+/// with fewer than two faces read.
+pub(super) fn faces_paper(frame: &RgbImage, cards: &[(Detected, Source)]) -> Option<f32> {
+    let mut papers: Vec<f32> = cards
+        .iter()
+        .filter(|(d, _)| matches!(d.token, Some(Token::Up(_))))
+        .map(|(d, _)| lightness_in(frame, &d.corners).1)
+        .collect();
+    if papers.len() < 2 {
+        return None;
+    }
+    papers.sort_by(f32::total_cmp);
+    Some(papers[papers.len() / 2].max(1.0))
+}
+
 /// The mean lightness inside a card's outline and the lightness its
 /// lightest tenth reaches, sampled on a grid inside a small inset.
-fn lightness_in(frame: &RgbImage, q: &[(f32, f32); 4]) -> (f32, f32) {
+pub(super) fn lightness_in(frame: &RgbImage, q: &[(f32, f32); 4]) -> (f32, f32) {
     const N: usize = 10;
     let mut v = Vec::with_capacity(N * N);
     for i in 0..N {

@@ -52,6 +52,12 @@ const GAPS_UNKNOWN: [f32; 3] = [0.0, 0.25, 0.5];
 /// must be clearer than the deck's own threshold (0.65: 12 cells read wrong
 /// over the varied sets; 0.5: 13 and 28 more right; 0.8: 10 and 51 fewer).
 const GROWN_SURE: f32 = 0.65;
+/// How surely a back must read where the table's colour fills its outline
+/// (see [`BACK_SHADE`]).
+const SURE_BACK: f32 = 0.8;
+/// The lightness, over the deck's back's as the faces' paper in the frame
+/// scales it, of a cell of cloth that may be a back of the cloth's colour.
+const BACK_SHADE: (f32, f32) = (0.6, 1.6);
 /// From how many seeds one cell is predicted at most.
 const SEEDS_PER_CELL: usize = 2;
 /// The most outlines predicted in one frame (each costs a read).
@@ -239,11 +245,33 @@ pub(super) fn reread(
         let (q, c) = (d.corners, d.centre);
         let read = (|| {
             let rigid = fit_rigid(frame, &q, reach)?;
-            read_outline(frame, hands, id, &r, c, &q, Some(rigid), false, &climbs)
+            read_outline(
+                frame,
+                hands,
+                id,
+                &r,
+                c,
+                &q,
+                Some(rigid),
+                false,
+                false,
+                &climbs,
+            )
         })()
         .or_else(|| {
             let settled = settle(frame, &q, reach)?;
-            read_outline(frame, hands, id, &r, c, &q, Some(settled), false, &climbs)
+            read_outline(
+                frame,
+                hands,
+                id,
+                &r,
+                c,
+                &q,
+                Some(settled),
+                false,
+                false,
+                &climbs,
+            )
         });
         if let Some(read) = read {
             *d = read;
@@ -291,6 +319,7 @@ pub(super) fn grow(
         .count();
     let both_ways = turned_faces >= 4;
     let pitch = layout_pitch_or_gap(&rulers, both_ways);
+    let back_shade = back_shade(frame, dets, id);
     let mut queue: Vec<usize> = (0..dets.len()).filter(|&i| is_read(&dets[i].0)).collect();
     let mut tried: Vec<((f32, f32), usize)> = Vec::new();
     let climbs = Cell::new(CLIMB_BUDGET);
@@ -349,6 +378,7 @@ pub(super) fn grow(
                             &predicted,
                             &climbs,
                             false,
+                            back_shade,
                         )
                     })
                 else {
@@ -416,6 +446,7 @@ pub(super) fn complete(
         return;
     }
     let typical = typical_shapes(&shapes);
+    let back_shade = back_shade(frame, dets, id);
     let occupied: Vec<(i32, i32)> = placement
         .cells
         .iter()
@@ -471,7 +502,7 @@ pub(super) fn complete(
                 }
                 tries += 1;
                 let Some(d) = read_predicted(
-                    frame, hands, table, id, &ruler, centre, &predicted, &climbs, true,
+                    frame, hands, table, id, &ruler, centre, &predicted, &climbs, true, back_shade,
                 ) else {
                     continue;
                 };
@@ -553,6 +584,59 @@ const COMPLETE_LEAST: usize = 4;
 /// An outline this much larger than the cell's card is more than one card.
 const OVERSIZED: f32 = 1.3;
 
+/// A design shows in the middle of `q`: its lightness there varies by
+/// more than [`DESIGN`] times the camera's noise (estimated from the steps
+/// between neighbouring pixels, which a design's few lines hardly move). A
+/// cell of cloth between cards, framed by their edges, can read as a back
+/// whose design is a frame within a frame; its middle is the plain cloth.
+fn shows_design(frame: &RgbImage, q: &[(f32, f32); 4]) -> bool {
+    const N: usize = 12;
+    let mut levels = Vec::with_capacity(N * N);
+    let mut steps = Vec::with_capacity(N * N);
+    let at = |x: f32, y: f32| outline::sample(frame, x, y).map(super::cards::lightness);
+    for i in 0..N {
+        for j in 0..N {
+            let (u, v) = (
+                0.2 + 0.6 * (i as f32 + 0.5) / N as f32,
+                0.2 + 0.6 * (j as f32 + 0.5) / N as f32,
+            );
+            let (x, y) = super::cards::bilinear(q, u, v);
+            if let (Some(a), Some(b)) = (at(x, y), at(x + 1.0, y)) {
+                levels.push(a);
+                steps.push((a - b).abs());
+            }
+        }
+    }
+    if levels.len() < N * N / 2 {
+        return false;
+    }
+    let n = levels.len() as f32;
+    let mean = levels.iter().sum::<f32>() / n;
+    let spread = (levels.iter().map(|l| (l - mean).powi(2)).sum::<f32>() / n).sqrt();
+    let mid = steps.len() / 2;
+    let step = *steps.select_nth_unstable_by(mid, f32::total_cmp).1;
+    // The median absolute step of two pixels with noise σ each is
+    // 0.954σ (the difference's σ is √2·σ, its median absolute 0.6745 of that).
+    let noise = step / 0.954;
+    spread >= (DESIGN * noise).max(MIN_SPREAD)
+}
+
+/// How many times the camera's noise the lightness of a back's middle must
+/// vary by (see [`shows_design`]).
+const DESIGN: f32 = 2.0;
+/// The least variation of lightness, in levels, that [`shows_design`]
+/// takes for a design: JPEG smooths a plain area's noise away, and a cell
+/// of plain cloth still varies by about one level (0.7–0.9 on black felt,
+/// against 2.2–3.6 in the middle of a back of fine lines on it).
+const MIN_SPREAD: f32 = 1.5;
+
+/// The lightness a back of the deck shows in this frame: the back's, over
+/// the paper of the faces read in `dets`. `None` when the deck does not
+/// know its back's or fewer than two faces are read.
+fn back_shade(frame: &RgbImage, dets: &[(Detected, Source)], id: &dyn Identify) -> Option<f32> {
+    Some(id.back_lightness()? * super::cards::faces_paper(frame, dets)?)
+}
+
 /// Adds a card found to `dets`, marking the outlines left unread within
 /// half its short side (`short`) as replaced by it in `replaced`, which
 /// runs beside `dets`.
@@ -596,23 +680,32 @@ fn read_predicted(
     predicted: &[(f32, f32); 4],
     climbs: &Cell<usize>,
     halfway: bool,
+    back_shade: Option<f32>,
 ) -> Option<Detected> {
     // A plain back is any plain rectangle: where the table's colour fills
     // the outline (an empty cell), only a face counts. A white face on a
     // white table is still read. A model that takes nearly anything for
     // cloth says nothing of the cell.
     let empty = table.is_some_and(|m| m.tells_cards() && m.share_in(frame, predicted) > EMPTY);
+    // Unless the cloth is as dark as the deck's back there: a back of the
+    // cloth's own colour fills the outline with it too, and is read where
+    // it reads surely.
+    let back_hue = empty
+        && back_shade.is_some_and(|b| {
+            let l = super::cards::lightness_in(frame, predicted).0;
+            (BACK_SHADE.0 * b..=BACK_SHADE.1 * b).contains(&l)
+        });
     let reach = REACH * r.short;
     let read = |snapped: Option<[(f32, f32); 4]>| {
         read_outline(
-            frame, hands, id, r, centre, predicted, snapped, empty, climbs,
+            frame, hands, id, r, centre, predicted, snapped, empty, back_hue, climbs,
         )
     };
     let snapped = outline::snap(frame, predicted, reach, reach, Prefer::Nearest);
     let d = read(snapped)
         .or_else(|| read(Some(fit_rigid(frame, predicted, reach)?)))
         .or_else(|| read(Some(settle(frame, predicted, reach)?)))
-        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted, halfway))?;
+        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted, halfway, back_hue))?;
     // An outline snapped onto a card's printed frame, a little inside its
     // edge, can misregister a corner code by one module at both corners
     // alike (a blue queen read as a blue knight on a white table): the
@@ -688,6 +781,7 @@ pub(super) fn read_rough(
                 &d.corners,
                 climbs,
                 false,
+                None,
             )
         })
 }
@@ -819,6 +913,7 @@ pub(super) fn rim_seeds(
                     centre,
                     &predicted,
                     snap(),
+                    false,
                     false,
                     &climbs,
                 );
@@ -1088,6 +1183,7 @@ fn read_outline(
     predicted: &[(f32, f32); 4],
     snapped: Option<[(f32, f32); 4]>,
     empty: bool,
+    back_hue: bool,
     climbs: &Cell<usize>,
 ) -> Option<Detected> {
     let q: Quad = quad_of(portrait(snapped.unwrap_or(*predicted)));
@@ -1112,7 +1208,10 @@ fn read_outline(
     let d = judge(frame, hands, &q, id, Source::Region);
     let plain = empty || snapped.is_none();
     let clear = |d: &Detected| {
-        is_read(d) && d.confidence >= GROWN_SURE && !(plain && d.token == Some(Token::Down))
+        let sure_back = back_hue && d.confidence >= SURE_BACK && shows_design(frame, &d.corners);
+        is_read(d)
+            && d.confidence >= GROWN_SURE
+            && !(plain && d.token == Some(Token::Down) && !sure_back)
     };
     if clear(&d) {
         return Some(d);
@@ -1265,6 +1364,7 @@ const NUDGE: f32 = 0.07;
 /// plain rectangle). With `halfway`, a card read at an outline moved off
 /// `q` must read the same at the outline moved half as far: a print read
 /// at one exact shift may be a neighbouring kind's.
+#[allow(clippy::too_many_arguments)]
 fn read_nudged(
     frame: &RgbImage,
     hands: &Hands,
@@ -1273,6 +1373,7 @@ fn read_nudged(
     centre: (f32, f32),
     q: &[(f32, f32); 4],
     halfway: bool,
+    back_hue: bool,
 ) -> Option<Detected> {
     let k = NUDGE * r.short;
     let back = |v: (f32, f32)| (-v.0, -v.1);
@@ -1281,7 +1382,18 @@ fn read_nudged(
         .find_map(|d| {
             let moved = q.map(|p| (p.0 + d.0 * k, p.1 + d.1 * k));
             let c = (centre.0 + d.0 * k, centre.1 + d.1 * k);
-            let read = read_outline(frame, hands, id, r, c, &moved, None, true, &Cell::new(0))?;
+            let read = read_outline(
+                frame,
+                hands,
+                id,
+                r,
+                c,
+                &moved,
+                None,
+                true,
+                back_hue,
+                &Cell::new(0),
+            )?;
             if !halfway || d == (0.0, 0.0) {
                 return Some(read);
             }
