@@ -741,6 +741,16 @@ mod tests {
         all_read_right(&[("hard/003", 35), ("surfaces/026", 23), ("light/022", 30)]);
     }
 
+    /// A warm light turns a card's cream paper skin-coloured, and green
+    /// felt's path finds hands by skin colour: every card it touched was
+    /// left unread as under a hand (10 of 33 and 52 of 66 cells right). A
+    /// hand reaches in from a side of the frame, bare or in a sleeve; a
+    /// card's paper lies on the felt.
+    #[test]
+    fn cards_under_a_warm_light_on_green_felt_are_not_hands() {
+        all_read_right(&[("hard/002", 20), ("sizes/002", 64)]);
+    }
+
     /// A layout turned a quarter lies across the lattice's cells, and its
     /// cards' corners start at either end of them: their median was no
     /// card's shape, and no cell predicted with it read (42 of 54 right).

@@ -118,6 +118,9 @@ struct FeltClasses {
     /// Pixels of each class.
     felt: usize,
     skin: usize,
+    /// The pixels not felt that join a side of the frame (a hand comes in
+    /// from outside it, a sleeve or not); empty when no pixel is skin.
+    reaching: Vec<bool>,
 }
 
 impl FeltClasses {
@@ -152,13 +155,34 @@ impl FeltClasses {
             .collect();
         let felt = class.iter().filter(|&&c| c == FELT).count();
         let skin = class.iter().filter(|&&c| c == SKIN).count();
+        let mut reaching = Vec::new();
+        if skin > 0 {
+            reaching = vec![false; w * h];
+            for runs in components(w, h, |i| class[i] != FELT) {
+                if reaches_side(&runs, w, h) {
+                    for r in &runs {
+                        let row = r.y as usize * w;
+                        reaching[row + r.x0 as usize..row + r.x1 as usize].fill(true);
+                    }
+                }
+            }
+        }
         FeltClasses {
             w,
             h,
             class,
             felt,
             skin,
+            reaching,
         }
+    }
+
+    /// Pixel `i` is skin-coloured and joins a side of the frame through
+    /// what is not felt: a hand or a hand in a sleeve reaches in from
+    /// outside the frame, while a card's paper turned skin-coloured by a
+    /// warm light lies on the felt.
+    fn is_hand(&self, i: usize) -> bool {
+        self.class[i] == SKIN && self.reaching[i]
     }
 
     /// A hand over the felt: one patch of skin-coloured pixels large
@@ -175,7 +199,7 @@ impl FeltClasses {
         let mut in_cell = vec![0usize; cw * ch];
         for y in 0..ch * SKIN_CELL {
             for x in 0..cw * SKIN_CELL {
-                if self.class[y * self.w + x] == SKIN {
+                if self.is_hand(y * self.w + x) {
                     in_cell[(y / SKIN_CELL) * cw + x / SKIN_CELL] += 1;
                 }
             }
@@ -211,7 +235,7 @@ impl FeltClasses {
             for y in 1..h.saturating_sub(1) {
                 for x in 1..w.saturating_sub(1) {
                     let i = y * w + x;
-                    mask[i] = c[i] == SKIN
+                    mask[i] = self.is_hand(i)
                         && c[i - 1] == SKIN
                         && c[i + 1] == SKIN
                         && c[i - w] == SKIN
@@ -229,6 +253,13 @@ impl FeltClasses {
             mask,
         }
     }
+}
+
+/// The component `runs` of a `w`×`h` grid touches a side of it.
+fn reaches_side(runs: &[Run], w: usize, h: usize) -> bool {
+    let (w, h) = (w as u32, h as u32);
+    runs.iter()
+        .any(|r| r.y == 0 || r.y + 1 == h || r.x0 == 0 || r.x1 == w)
 }
 
 /// Tells which card a rectified card image shows.
