@@ -119,8 +119,9 @@ struct FeltClasses {
     felt: usize,
     skin: usize,
     /// The pixels not felt that join a side of the frame (a hand comes in
-    /// from outside it, a sleeve or not); empty when no pixel is skin.
-    reaching: Vec<bool>,
+    /// from outside it, a sleeve or not), labelled when first asked for:
+    /// most frames have no skin that could be a hand.
+    reaching: std::cell::OnceCell<Vec<bool>>,
 }
 
 impl FeltClasses {
@@ -155,10 +156,25 @@ impl FeltClasses {
             .collect();
         let felt = class.iter().filter(|&&c| c == FELT).count();
         let skin = class.iter().filter(|&&c| c == SKIN).count();
-        let mut reaching = Vec::new();
-        if skin > 0 {
-            reaching = vec![false; w * h];
-            for runs in components(w, h, |i| class[i] != FELT) {
+        FeltClasses {
+            w,
+            h,
+            class,
+            felt,
+            skin,
+            reaching: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Which pixels may be a hand's: those not felt that join a side of
+    /// the frame. A hand or a hand in a sleeve reaches in from outside the
+    /// frame, while a card's paper turned skin-coloured by a warm light
+    /// lies on the felt.
+    fn reaching(&self) -> &[bool] {
+        self.reaching.get_or_init(|| {
+            let (w, h) = (self.w, self.h);
+            let mut reaching = vec![false; w * h];
+            for runs in components(w, h, |i| self.class[i] != FELT) {
                 if reaches_side(&runs, w, h) {
                     for r in &runs {
                         let row = r.y as usize * w;
@@ -166,23 +182,8 @@ impl FeltClasses {
                     }
                 }
             }
-        }
-        FeltClasses {
-            w,
-            h,
-            class,
-            felt,
-            skin,
-            reaching,
-        }
-    }
-
-    /// Pixel `i` is skin-coloured and joins a side of the frame through
-    /// what is not felt: a hand or a hand in a sleeve reaches in from
-    /// outside the frame, while a card's paper turned skin-coloured by a
-    /// warm light lies on the felt.
-    fn is_hand(&self, i: usize) -> bool {
-        self.class[i] == SKIN && self.reaching[i]
+            reaching
+        })
     }
 
     /// A hand over the felt: one patch of skin-coloured pixels large
@@ -193,13 +194,15 @@ impl FeltClasses {
         if self.skin <= least {
             return false;
         }
+        let reaching = self.reaching();
         // Counted in cells of a few pixels: dim, dark skin is classed in
         // specks that touch only across a cell.
         let (cw, ch) = (self.w / SKIN_CELL, self.h / SKIN_CELL);
         let mut in_cell = vec![0usize; cw * ch];
         for y in 0..ch * SKIN_CELL {
             for x in 0..cw * SKIN_CELL {
-                if self.is_hand(y * self.w + x) {
+                let i = y * self.w + x;
+                if self.class[i] == SKIN && reaching[i] {
                     in_cell[(y / SKIN_CELL) * cw + x / SKIN_CELL] += 1;
                 }
             }
@@ -235,11 +238,16 @@ impl FeltClasses {
             for y in 1..h.saturating_sub(1) {
                 for x in 1..w.saturating_sub(1) {
                     let i = y * w + x;
-                    mask[i] = self.is_hand(i)
+                    mask[i] = c[i] == SKIN
                         && c[i - 1] == SKIN
                         && c[i + 1] == SKIN
                         && c[i - w] == SKIN
                         && c[i + w] == SKIN;
+                }
+            }
+            if mask.iter().any(|&m| m) {
+                for (m, &r) in mask.iter_mut().zip(self.reaching()) {
+                    *m &= r;
                 }
             }
             if !mask.iter().any(|&m| m) {
