@@ -243,8 +243,7 @@ pub(super) fn reread(
         }
         let reach = REACH * r.short;
         let (q, c) = (d.corners, d.centre);
-        let read = (|| {
-            let rigid = fit_rigid(frame, &q, reach)?;
+        let read_at = |fitted: [(f32, f32); 4]| {
             read_outline(
                 frame,
                 hands,
@@ -252,27 +251,15 @@ pub(super) fn reread(
                 &r,
                 c,
                 &q,
-                Some(rigid),
+                Some(fitted),
                 false,
                 false,
                 &climbs,
             )
-        })()
-        .or_else(|| {
-            let settled = settle(frame, &q, reach)?;
-            read_outline(
-                frame,
-                hands,
-                id,
-                &r,
-                c,
-                &q,
-                Some(settled),
-                false,
-                false,
-                &climbs,
-            )
-        });
+        };
+        let read = fit_rigid(frame, &q, reach)
+            .and_then(read_at)
+            .or_else(|| settle(frame, &q, reach).and_then(read_at));
         if let Some(read) = read {
             *d = read;
         }
