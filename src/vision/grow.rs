@@ -674,10 +674,10 @@ fn read_predicted(
     // white table is still read. A model that takes nearly anything for
     // cloth says nothing of the cell.
     let empty = table.is_some_and(|m| m.tells_cards() && m.share_in(frame, predicted) > EMPTY);
-    // Unless the cloth is as dark as the deck's back there: a back of the
-    // cloth's own colour fills the outline with it too, and is read where
-    // it reads surely.
-    let back_hue = empty
+    // Unless the cloth is as dark as the deck's back there (`cloth_back`):
+    // a back of the cloth's own colour fills the outline with it too, and
+    // is read where it reads surely and its design shows.
+    let cloth_back = empty
         && back_shade.is_some_and(|b| {
             let l = super::cards::lightness_in(frame, predicted).0;
             (BACK_SHADE.0 * b..=BACK_SHADE.1 * b).contains(&l)
@@ -685,14 +685,14 @@ fn read_predicted(
     let reach = REACH * r.short;
     let read = |snapped: Option<[(f32, f32); 4]>| {
         read_outline(
-            frame, hands, id, r, centre, predicted, snapped, empty, back_hue, climbs,
+            frame, hands, id, r, centre, predicted, snapped, empty, cloth_back, climbs,
         )
     };
     let snapped = outline::snap(frame, predicted, reach, reach, Prefer::Nearest);
     let d = read(snapped)
         .or_else(|| read(Some(fit_rigid(frame, predicted, reach)?)))
         .or_else(|| read(Some(settle(frame, predicted, reach)?)))
-        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted, halfway, back_hue))?;
+        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted, halfway, cloth_back))?;
     // An outline snapped onto a card's printed frame, a little inside its
     // edge, can misregister a corner code by one module at both corners
     // alike (a blue queen read as a blue knight on a white table): the
@@ -1170,7 +1170,7 @@ fn read_outline(
     predicted: &[(f32, f32); 4],
     snapped: Option<[(f32, f32); 4]>,
     empty: bool,
-    back_hue: bool,
+    cloth_back: bool,
     climbs: &Cell<usize>,
 ) -> Option<Detected> {
     let q: Quad = quad_of(portrait(snapped.unwrap_or(*predicted)));
@@ -1195,7 +1195,7 @@ fn read_outline(
     let d = judge(frame, hands, &q, id, Source::Region);
     let plain = empty || snapped.is_none();
     let clear = |d: &Detected| {
-        let sure_back = back_hue && d.confidence >= SURE_BACK && shows_design(frame, &d.corners);
+        let sure_back = cloth_back && d.confidence >= SURE_BACK && shows_design(frame, &d.corners);
         is_read(d)
             && d.confidence >= GROWN_SURE
             && !(plain && d.token == Some(Token::Down) && !sure_back)
@@ -1360,7 +1360,7 @@ fn read_nudged(
     centre: (f32, f32),
     q: &[(f32, f32); 4],
     halfway: bool,
-    back_hue: bool,
+    cloth_back: bool,
 ) -> Option<Detected> {
     let k = NUDGE * r.short;
     let back = |v: (f32, f32)| (-v.0, -v.1);
@@ -1378,7 +1378,7 @@ fn read_nudged(
                 &moved,
                 None,
                 true,
-                back_hue,
+                cloth_back,
                 &Cell::new(0),
             )?;
             if !halfway || d == (0.0, 0.0) {
