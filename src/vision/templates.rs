@@ -342,6 +342,10 @@ impl Fine {
     }
 }
 
+/// A back darker than this share of the faces' paper (see
+/// [`Identify::back_lightness`]) is never read on a washed-out card.
+const DARK_BACK: f32 = 0.6;
+
 /// The median lightness of a card's fine cells at which its paper is
 /// taken for clipped white (see [`Fine::washed`]).
 const WASHED: f32 = 248.0;
@@ -1217,6 +1221,7 @@ impl DeckModel {
                 && runner.is_some_and(|r| r.1 < colour[k1])
         });
         Judgement {
+            washed,
             twin_colour_against,
             ink_clear,
             token: Some(self.kinds[k1].token),
@@ -1248,6 +1253,8 @@ struct Judgement {
     /// The runner-up is the same piece in another colour, of nearly the
     /// same shape, and its colour cells are the nearer.
     twin_colour_against: bool,
+    /// The card's paper is clipped white (see [`Fine::washed`]).
+    washed: bool,
 }
 
 impl Judgement {
@@ -1413,6 +1420,13 @@ impl DeckModel {
         let Some(token) = j.token else {
             return (None, 0.0);
         };
+        // The shape and colour grids are blind to how light a card is: a
+        // card washed out to clipped white (a face under a lamp's glare)
+        // is as plain as a plain back, and nearest it. A dark back lifted
+        // so far shows none of its design: such a read is no read.
+        if token == Token::Down && j.washed && self.back_lightness.is_some_and(|b| b < DARK_BACK) {
+            return (None, 0.2);
+        }
         // The code read in both corners (a card is named when one decodes
         // and the other does not disagree), and whether both did.
         let (code, both) = if self.corner_code {
@@ -2309,6 +2323,39 @@ mod tests {
         }
         let card = image::imageops::resize(&small, RECT_W, RECT_H, FilterType::Triangle);
         assert_eq!(model.identify(&card).0, kind_from_name("bN"));
+    }
+
+    /// A face washed out to clipped white by a lamp's glare is plain, as a
+    /// plain dark back is once its contrast is scaled away: it must not be
+    /// read as the back (the silhouette deck's white knight was, at 0.95),
+    /// while the back, however dimly lit, still is.
+    #[test]
+    fn a_face_washed_to_white_is_no_dark_back() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/silhouette");
+        let model = DeckModel::learn_dir(&dir).unwrap();
+        assert!(model.back_lightness.is_some_and(|b| b < DARK_BACK));
+        let seen = |name: &str, veil: f32, gain: f32| {
+            let img = image::open(dir.join(format!("{name}.png")))
+                .unwrap()
+                .to_rgb8();
+            let h = 46 * img.height() / img.width();
+            let mut small = image::imageops::resize(&img, 46, h, FilterType::Triangle);
+            for p in small.pixels_mut() {
+                p.0 =
+                    p.0.map(|v| (f32::from(v) * gain + 255.0 * veil).min(255.0) as u8);
+            }
+            image::imageops::resize(&small, RECT_W, RECT_H, FilterType::Triangle)
+        };
+        for name in ["wN", "wP", "uQ", "yR"] {
+            let (token, _) = model.identify(&seen(name, 0.97, 1.0));
+            assert_ne!(token, Some(Token::Down), "{name} washed out");
+        }
+        for gain in [1.0, 0.6] {
+            assert_eq!(
+                model.identify(&seen("back", 0.0, gain)).0,
+                Some(Token::Down)
+            );
+        }
     }
 
     /// A learned deck's coloured back keeps its colour through the white

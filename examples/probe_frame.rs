@@ -1,0 +1,127 @@
+//! One frame of the varied sets, card by card: for each card in the truth,
+//! what the finder made of it (read right, read wrong, outlined but not
+//! read, or not found) and whether it reads right at its true corners; then
+//! the detections that match no card. Draws the frame with the detections
+//! (green read, orange not read) and the missed cards' true outlines (red)
+//! to `$TMPDIR/probe-<set>-<index>.png`. The tool to follow one bad line of
+//! the accuracy report down to its cause:
+//! `cargo run --release --example probe_frame -- decks 14`
+use arbiter::vision::cards::{Identify, find};
+use arbiter::vision::fixtures::tables::{DeckModels, factors, render_frame, table_sets};
+use image::{Rgb, RgbImage};
+
+fn dist(a: (f32, f32), b: (f32, f32)) -> f32 {
+    (a.0 - b.0).hypot(a.1 - b.1)
+}
+
+fn draw(frame: &mut RgbImage, corners: &[(f32, f32); 4], colour: Rgb<u8>) {
+    for i in 0..4 {
+        let (a, b) = (corners[i], corners[(i + 1) % 4]);
+        let n = dist(a, b).ceil() as usize + 1;
+        for k in 0..=n {
+            let t = k as f32 / n as f32;
+            let (x, y) = (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
+            if x >= 0.0 && y >= 0.0 && (x as u32) < frame.width() && (y as u32) < frame.height() {
+                frame.put_pixel(x as u32, y as u32, colour);
+            }
+        }
+    }
+}
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [set, index] = args.as_slice() else {
+        return Err("usage: probe_frame SET INDEX (as the accuracy report names a frame)".into());
+    };
+    let index: usize = index
+        .parse()
+        .map_err(|_| format!("{index}: not an index"))?;
+    let sets = table_sets();
+    let set_frames = &sets
+        .iter()
+        .find(|s| s.name == set)
+        .ok_or_else(|| format!("{set}: no such set"))?
+        .frames;
+    let f = set_frames
+        .get(index)
+        .ok_or_else(|| format!("{set} has {} frames", set_frames.len()))?;
+    let scene = render_frame(f);
+    let fac = factors(f, &scene);
+    println!("{}", fac.line());
+    let mut models = DeckModels::default();
+    let model = models.get(&fac.deck)?;
+    let started = std::time::Instant::now();
+    let finding = find(&scene.image, model);
+    println!(
+        "{} detections in {:.1} ms, hand {}",
+        finding.cards.len(),
+        started.elapsed().as_secs_f64() * 1e3,
+        finding.hand
+    );
+    let mut picture = scene.image.clone();
+    let mut matched = vec![false; finding.cards.len()];
+    for t in &scene.truth {
+        let short = dist(t.corners_px[0], t.corners_px[1]);
+        let det = finding
+            .cards
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| dist(d.centre, t.centre_px) < 0.3 * short)
+            .min_by(|(_, a), (_, b)| {
+                dist(a.centre, t.centre_px).total_cmp(&dist(b.centre, t.centre_px))
+            });
+        eprintln!("AT TRUTH {:?} {:?}", t.cell, t.token);
+        let (at_truth, truth_conf) = model.identify_in(&scene.image, &t.corners_px);
+        let fate = match det {
+            Some((k, d)) => {
+                matched[k] = true;
+                match d.token {
+                    Some(tok) if tok == t.token => "right".to_string(),
+                    Some(tok) => format!("WRONG {tok:?} {:.2}", d.confidence),
+                    None => format!("?? {:.2}", d.confidence),
+                }
+            }
+            None => {
+                draw(&mut picture, &t.corners_px, Rgb([255, 0, 0]));
+                "missing".to_string()
+            }
+        };
+        if fate != "right" || std::env::var_os("ALL").is_some() {
+            println!(
+                "{:?} {:?} at ({:.0},{:.0}) seen {:.2} angle {:.1}: {fate}; at truth {} {:.2}",
+                t.cell,
+                t.token,
+                t.centre_px.0,
+                t.centre_px.1,
+                t.visible,
+                t.angle_deg,
+                if at_truth == Some(t.token) {
+                    "right"
+                } else {
+                    "not"
+                },
+                truth_conf
+            );
+        }
+    }
+    for (d, m) in finding.cards.iter().zip(&matched) {
+        let colour = if d.token.is_some() {
+            Rgb([0, 255, 0])
+        } else {
+            Rgb([255, 140, 0])
+        };
+        draw(&mut picture, &d.corners, colour);
+        if !m {
+            println!(
+                "no card under detection at ({:.0},{:.0}): {:?} {:.2}",
+                d.centre.0, d.centre.1, d.token, d.confidence
+            );
+        }
+    }
+    let out = std::env::temp_dir().join(format!("probe-{set}-{index:03}.png"));
+    picture
+        .save(&out)
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    println!("-> {}", out.display());
+    Ok(())
+}
