@@ -70,13 +70,16 @@ fn main() -> Result<(), String> {
             .min_by(|(_, a), (_, b)| {
                 dist(a.centre, t.centre_px).total_cmp(&dist(b.centre, t.centre_px))
             });
-        eprintln!("AT TRUTH {:?} {:?}", t.cell, t.token);
         let (at_truth, truth_conf) = model.identify_in(&scene.image, &t.corners_px);
         let fate = match det {
             Some((k, d)) => {
                 matched[k] = true;
+                let size = |c: &[(f32, f32); 4]| {
+                    dist(c[0], c[1]) + dist(c[1], c[2]) + dist(c[2], c[3]) + dist(c[3], c[0])
+                };
+                let ratio = size(&d.corners) / size(&t.corners_px);
                 match d.token {
-                    Some(tok) if tok == t.token => "right".to_string(),
+                    Some(tok) if tok == t.token => format!("right (size {ratio:.3})"),
                     Some(tok) => format!("WRONG {tok:?} {:.2}", d.confidence),
                     None => format!("?? {:.2}", d.confidence),
                 }
@@ -86,9 +89,9 @@ fn main() -> Result<(), String> {
                 "missing".to_string()
             }
         };
-        if fate != "right" || std::env::var_os("ALL").is_some() {
+        if !fate.starts_with("right") || std::env::var_os("ALL").is_some() {
             println!(
-                "{:?} {:?} at ({:.0},{:.0}) seen {:.2} angle {:.1}: {fate}; at truth {} {:.2}",
+                "{:?} {:?} at ({:.0},{:.0}) seen {:.2} angle {:.1}: {fate}; at truth {} {:.2} {}",
                 t.cell,
                 t.token,
                 t.centre_px.0,
@@ -100,7 +103,12 @@ fn main() -> Result<(), String> {
                 } else {
                     "not"
                 },
-                truth_conf
+                truth_conf,
+                if std::env::var_os("CORNERS").is_some() {
+                    format!("{:?}", t.corners_px.map(|p| (p.0.round(), p.1.round())))
+                } else {
+                    String::new()
+                }
             );
         }
     }
@@ -116,6 +124,23 @@ fn main() -> Result<(), String> {
                 "no card under detection at ({:.0},{:.0}): {:?} {:.2}",
                 d.centre.0, d.centre.1, d.token, d.confidence
             );
+        }
+    }
+    // CROP=x0,y0,x1,y1: that part of the frame, unmarked, four times as
+    // large, beside the marked picture.
+    if let Ok(crop) = std::env::var("CROP") {
+        let v: Vec<u32> = crop.split(',').filter_map(|x| x.parse().ok()).collect();
+        if let [x0, y0, x1, y1] = v[..] {
+            let part = image::imageops::crop_imm(&scene.image, x0, y0, x1 - x0, y1 - y0).to_image();
+            let big = image::imageops::resize(
+                &part,
+                4 * (x1 - x0),
+                4 * (y1 - y0),
+                image::imageops::FilterType::Nearest,
+            );
+            let out = std::env::temp_dir().join(format!("probe-{set}-{index:03}-crop.png"));
+            big.save(&out)
+                .map_err(|e| format!("{}: {e}", out.display()))?;
         }
     }
     let out = std::env::temp_dir().join(format!("probe-{set}-{index:03}.png"));

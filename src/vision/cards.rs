@@ -56,6 +56,11 @@ pub const RECT_W: u32 = 186;
 /// Height of a rectified card.
 pub const RECT_H: u32 = 260;
 
+/// A card's outline in the frame: four corners.
+pub type Outline = [(f32, f32); 4];
+/// What an identifier makes of a card: its token, if named, and how sure.
+pub type Read = (Option<Token>, f32);
+
 /// One card found in a frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Detected {
@@ -297,21 +302,22 @@ pub trait Identify {
     }
 
     /// As [`Identify::identify_in`] (or, when `rough`,
-    /// [`Identify::identify_rough_in`]), and the scale, over `corners`, of
-    /// the outline the card was read at: an identifier may read a card a
-    /// little larger or smaller than an outline a little off its edge.
-    fn identify_scaled_in(
+    /// [`Identify::identify_rough_in`]), and the outline the card was read
+    /// at: an identifier may find a card's print a little larger, smaller
+    /// or shifted against an outline a little off its edge, and the card
+    /// lies where its print is.
+    fn identify_placed_in(
         &self,
         frame: &RgbImage,
         corners: &[(f32, f32); 4],
         rough: bool,
-    ) -> ((Option<Token>, f32), f32) {
+    ) -> (Read, Outline) {
         let read = if rough {
             self.identify_rough_in(frame, corners)
         } else {
             self.identify_in(frame, corners)
         };
-        (read, 1.0)
+        (read, *corners)
     }
 
     /// The back's mean lightness over the faces' paper, as the deck was
@@ -2322,16 +2328,14 @@ pub(super) fn judge(
         };
     }
     let rough = !matches!(source, Source::Colour);
-    let ((token, confidence), k) = id.identify_scaled_in(frame, &q.corners, rough);
-    // The card read at a scale of its outline lies there.
-    let corners = if k == 1.0 {
-        q.corners
-    } else {
-        widened(&q.corners, (k - 1.0) / 2.0).unwrap_or(q.corners)
-    };
+    let ((token, confidence), corners) = id.identify_placed_in(frame, &q.corners, rough);
     Detected {
         corners,
-        centre: q.centre,
+        centre: if corners == q.corners {
+            q.centre
+        } else {
+            super::grow::centroid(&corners)
+        },
         token,
         confidence,
     }
@@ -2585,9 +2589,19 @@ pub(super) fn portrait(mut q: [(f32, f32); 4]) -> [(f32, f32); 4] {
 /// card's width on its left and right and of its height above and below,
 /// in the card's own plane (under the camera's perspective).
 pub(crate) fn widened(corners: &[(f32, f32); 4], margin: f32) -> Option<[(f32, f32); 4]> {
+    outline_within(corners, (-margin, -margin), (1.0 + margin, 1.0 + margin))
+}
+
+/// The outline of the rectangle from `lo` to `hi` in the coordinates in
+/// which `corners` span the unit square (across, down), under the same
+/// perspective.
+pub(crate) fn outline_within(
+    corners: &[(f32, f32); 4],
+    lo: (f32, f32),
+    hi: (f32, f32),
+) -> Option<[(f32, f32); 4]> {
     let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
     let m = homography(&unit, corners)?;
-    let (lo, hi) = (f64::from(-margin), f64::from(1.0 + margin));
     let at = |u: f64, v: f64| {
         let w = m[6] * u + m[7] * v + m[8];
         (
@@ -2595,7 +2609,16 @@ pub(crate) fn widened(corners: &[(f32, f32); 4], margin: f32) -> Option<[(f32, f
             ((m[3] * u + m[4] * v + m[5]) / w) as f32,
         )
     };
-    Some([at(lo, lo), at(hi, lo), at(hi, hi), at(lo, hi)])
+    let (lo, hi) = (
+        (f64::from(lo.0), f64::from(lo.1)),
+        (f64::from(hi.0), f64::from(hi.1)),
+    );
+    Some([
+        at(lo.0, lo.1),
+        at(hi.0, lo.1),
+        at(hi.0, hi.1),
+        at(lo.0, hi.1),
+    ])
 }
 
 /// Homography taking `src[i]` to `dst[i]` (row-major 3×3).

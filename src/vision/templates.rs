@@ -92,8 +92,8 @@ use image::imageops::FilterType;
 use crate::deck::print::{read_corner_code, read_corner_code_at};
 use crate::table::{Card, Colour, Piece, Token};
 use crate::vision::cards::{
-    Identify, RECT_H, RECT_W, dist, lightness, mean_and_paper, rectify_corner_codes, rectify_to,
-    widened,
+    Identify, Outline, RECT_H, RECT_W, Read, dist, lightness, mean_and_paper, outline_within,
+    rectify_corner_codes, rectify_to, widened,
 };
 use crate::vision::photo::CardPicture;
 
@@ -276,10 +276,19 @@ fn kind_order(token: Token) -> usize {
 
 // ---- features ---------------------------------------------------------------
 
-/// Fine grid: half cells, with one more all round so that the grids can be
-/// read shifted by half a cell either way.
-const FW: usize = 2 * LW + 2;
-const FH: usize = 2 * LH + 2;
+/// How many half cells either way the shape grid is read shifted.
+const SHIFT_REACH: usize = 2;
+/// A print found this many half cells off its outline, or more, is read
+/// again where it was found (see [`DeckModel::read_in`]).
+const RECHECK_SHIFT: isize = 2;
+/// Fine grid: half cells, with [`SHIFT_REACH`] more all round so that the
+/// grids can be read shifted.
+const FW: usize = 2 * LW + 2 * SHIFT_REACH;
+const FH: usize = 2 * LH + 2 * SHIFT_REACH;
+/// The fine grid as first laid out, one half cell all round: the size a
+/// card is rectified at, and the cells its paper is judged from.
+const FW0: usize = 2 * LW + 2;
+const FH0: usize = 2 * LH + 2;
 /// Rectified pixels per fine cell, across and down, for a read of the
 /// faces alone. A whole number: cells of uneven pixel counts distort the
 /// features.
@@ -320,14 +329,23 @@ struct Fine {
 }
 
 impl Fine {
+    /// The cells of the card and one half cell all round.
+    fn core(&self) -> impl Iterator<Item = &[u32; 4]> {
+        let pad = SHIFT_REACH - 1;
+        self.cells
+            .chunks_exact(FW)
+            .skip(pad)
+            .take(FH0)
+            .flat_map(move |row| &row[pad..pad + FW0])
+    }
+
     /// The card's paper is clipped white: most of its fine cells are at
     /// the top of the range. A lamp's glare lays a veil of light over the
     /// card, lifting its ink as far as it lifts its paper, so its print's
     /// contrast says nothing about how dark the ink was.
     fn washed(&self) -> bool {
         let mut lumas: Vec<f32> = self
-            .cells
-            .iter()
+            .core()
             .filter(|c| c[3] > 0)
             .map(|c| {
                 (0.299 * c[0] as f32 + 0.587 * c[1] as f32 + 0.114 * c[2] as f32) / c[3] as f32
@@ -361,15 +379,16 @@ fn sample(img: &RgbImage) -> Option<Fine> {
 /// `ys.0` to `ys.1` down of `img` (which may hold a margin about it).
 fn sample_card(img: &RgbImage, xs: (f32, f32), ys: (f32, f32)) -> Option<Fine> {
     let (w, h) = img.dimensions();
-    if xs.1 - xs.0 < FW as f32 || ys.1 - ys.0 < FH as f32 {
+    if xs.1 - xs.0 < FW0 as f32 || ys.1 - ys.0 < FH0 as f32 {
         return None;
     }
     // The pixel range of each fine column or row (by pixel centre).
     let ranges = |n: u32, (from, to): (f32, f32), inset: f32, count: usize| {
         let card = to - from;
         let (lo, span) = (from + inset * card, (1.0 - 2.0 * inset) * card);
-        let half = span / (count - 2) as f32;
-        let (lo, span) = (lo - half, span + 2.0 * half);
+        let pad = SHIFT_REACH as f32;
+        let half = span / (count - 2 * SHIFT_REACH) as f32;
+        let (lo, span) = (lo - pad * half, span + 2.0 * pad * half);
         let first = |c: usize| {
             let edge = lo + span * c as f32 / count as f32;
             ((edge - 0.5).ceil().max(0.0) as usize).min(n as usize)
@@ -447,8 +466,8 @@ fn block_mean(fine: &Fine, fx: usize, fy: usize, k: usize) -> [f32; 3] {
 /// the RMS it was scaled by: the print's contrast.
 fn shape_grid(fine: &Fine, sx: isize, sy: isize, shape: &mut [f32]) -> f32 {
     for (i, o) in shape.iter_mut().enumerate() {
-        let fx = (2 * (i % LW) + 1) as isize + sx;
-        let fy = (2 * (i / LW) + 1) as isize + sy;
+        let fx = (2 * (i % LW) + SHIFT_REACH) as isize + sx;
+        let fy = (2 * (i / LW) + SHIFT_REACH) as isize + sy;
         *o = log_luma(fine.luma2[fy as usize * (FW - 1) + fx as usize]);
     }
     let xc = |i: usize| (i % LW) as f32 - (LW - 1) as f32 / 2.0;
@@ -478,19 +497,23 @@ fn shape_grid(fine: &Fine, sx: isize, sy: isize, shape: &mut [f32]) -> f32 {
     contrast
 }
 
-/// The shape and colour grids, unquantised, the shape read shifted by
-/// `(sx, sy)` half cells. The colour grid is coarse enough not to need the
-/// shift.
+/// The shape and colour grids, unquantised, read shifted by `(sx, sy)`
+/// half cells.
 fn grids(fine: &Fine, sx: isize, sy: isize) -> (Vec<f32>, f32) {
+    grids_balanced(fine, sx, sy, paper(fine))
+}
+
+/// [`grids`] with the card's paper balanced by `white` (see [`paper`]).
+fn grids_balanced(fine: &Fine, sx: isize, sy: isize, white: [f32; 3]) -> (Vec<f32>, f32) {
     let mut out = vec![0.0f32; NF];
     let contrast = shape_grid(fine, sx, sy, &mut out[..NL]);
     // Colour: chromaticity of 2×2 shape cells, after white balance on the
     // card's own paper (its brightest tenth): a warm or cool light, or a
     // camera's white balance, tints the whole card alike, and would
     // otherwise shift every colour cell.
-    let white = paper(fine);
+    let at = |c: usize, s: isize| (4 * c + SHIFT_REACH).saturating_add_signed(s);
     for i in 0..NC {
-        let m = block_mean(fine, 4 * (i % CW) + 1, 4 * (i / CW) + 1, 4);
+        let m = block_mean(fine, at(i % CW, sx), at(i / CW, sy), 4);
         let [r, g, b] = std::array::from_fn(|k| m[k] * white[k]);
         let total = r + g + b + 24.0;
         out[NL + i] = (r - g) / total;
@@ -507,8 +530,7 @@ fn grids(fine: &Fine, sx: isize, sy: isize) -> (Vec<f32>, f32) {
 /// it a cream table's twin.
 fn paper(fine: &Fine) -> [f32; 3] {
     let mut cells: Vec<[f32; 3]> = fine
-        .cells
-        .iter()
+        .core()
         .map(|c| {
             let n = c[3].max(1) as f32;
             [c[0] as f32 / n, c[1] as f32 / n, c[2] as f32 / n]
@@ -1054,37 +1076,42 @@ impl DeckModel {
             })
             .collect();
         // Each kind at its best shift: a few percent of corner error moves
-        // the whole print by about half a cell.
-        let unshifted = q[..NL].to_vec();
-        let mut reads = Vec::with_capacity(8);
+        // the whole print by a half cell or more. The colour grid moves
+        // with the shape's.
+        let white = paper(fine);
+        let mut reads = Vec::with_capacity(4 * SHIFT_REACH * (SHIFT_REACH + 1));
         let mut moved = 0.0f32;
-        for sy in -1..=1isize {
-            for sx in -1..=1isize {
+        let reach = SHIFT_REACH as isize;
+        for sy in -reach..=reach {
+            for sx in -reach..=reach {
                 if (sx, sy) != (0, 0) {
-                    let mut g = vec![0.0f32; NL];
-                    shape_grid(fine, sx, sy, &mut g);
-                    moved = moved.max(sum_sq(&g, &unshifted) / NL as f32);
+                    let (g, _) = grids_balanced(fine, sx, sy, white);
+                    moved = moved.max(shape_d(&g, &q) + colour_d(&g, &q));
                     reads.push(((sx, sy), g));
                 }
             }
         }
         // A kind whose unshifted distance is so large that no shifted read
-        // (none is further than `moved` from the unshifted one) could bring
-        // it under the second-best unshifted distance cannot end first or
-        // second, so it is not tried shifted.
+        // (none is further than `moved` from the unshifted one, and the
+        // distance's root is a norm) could bring it under the second-best
+        // unshifted distance cannot end first or second, so it is not
+        // tried shifted.
         let mut sorted: Vec<f32> = best.iter().map(|b| b.0).collect();
         sorted.sort_by(f32::total_cmp);
         let second = sorted.get(1).copied().unwrap_or(f32::INFINITY);
         let mut shift = vec![(0isize, 0isize); n];
         for (i, k) in self.kinds.iter().enumerate() {
-            let reach = ((best[i].0 - colour[i]).max(0.0).sqrt() - moved.sqrt()).max(0.0);
-            if reach * reach + colour[i] > second {
+            let reach = (best[i].0.sqrt() - moved.sqrt()).max(0.0);
+            if reach * reach > second {
                 continue;
             }
+            let t = &k.oriented[best[i].1];
             for (s, g) in &reads {
-                let d = sum_sq(g, &k.oriented[best[i].1][..NL]) / NL as f32 + colour[i];
+                let c = colour_d(g, t);
+                let d = shape_d(g, t) + c;
                 if d < best[i].0 {
                     best[i].0 = d;
+                    colour[i] = c;
                     shift[i] = *s;
                 }
             }
@@ -1151,7 +1178,7 @@ impl DeckModel {
         let ink_clear = (0..n).all(|k| ink_says(k1, k));
         let (d1, o1) = best[k1];
         if let Some((_, g)) = reads.iter().find(|r| r.0 == shift[k1]) {
-            q[..NL].copy_from_slice(g);
+            q.copy_from_slice(g);
         }
         let block = worst_block(&q, &self.kinds[k1].oriented[o1]);
         // The runner-up, as (its distance, its colour distance, its
@@ -1221,6 +1248,7 @@ impl DeckModel {
                 && runner.is_some_and(|r| r.1 < colour[k1])
         });
         Judgement {
+            shift: shift[k1],
             washed,
             twin_colour_against,
             ink_clear,
@@ -1255,6 +1283,9 @@ struct Judgement {
     twin_colour_against: bool,
     /// The card's paper is clipped white (see [`Fine::washed`]).
     washed: bool,
+    /// Half cells across and down that the nearest kind's print lies off
+    /// the outline read (see [`SHIFT_REACH`]).
+    shift: (isize, isize),
 }
 
 impl Judgement {
@@ -1302,12 +1333,12 @@ impl Identify for DeckModel {
         self.read_in(frame, corners, false).0
     }
 
-    fn identify_scaled_in(
+    fn identify_placed_in(
         &self,
         frame: &RgbImage,
         corners: &[(f32, f32); 4],
         rough: bool,
-    ) -> ((Option<Token>, f32), f32) {
+    ) -> (Read, Outline) {
         self.read_in(frame, corners, rough)
     }
 
@@ -1337,15 +1368,35 @@ impl Identify for DeckModel {
 
 impl DeckModel {
     /// Reads the card whose outline in `frame` is `corners`; a `rough`
-    /// outline as [`Identify::identify_rough_in`] says. Also the scale,
-    /// over `corners`, at which it was read.
-    fn read_in(
+    /// outline as [`Identify::identify_rough_in`] says. Also the outline
+    /// the card was read at: larger or smaller than `corners`, or shifted,
+    /// where its print fits best.
+    fn read_in(&self, frame: &RgbImage, corners: &[(f32, f32); 4], rough: bool) -> (Read, Outline) {
+        let (read, at, shift) = self.read_once(frame, corners, rough);
+        // A print found far off its outline must be found again where it
+        // was placed, and there on its outline: an outline straddling two
+        // cards can be shifted onto either, but only a card's own outline
+        // reads as a card where it lies.
+        if read.0.is_none() || shift.0.abs().max(shift.1.abs()) < RECHECK_SHIFT {
+            return (read, at);
+        }
+        let (again, _, shift) = self.read_once(frame, &at, rough);
+        if again.0 == read.0 && shift.0.abs().max(shift.1.abs()) < RECHECK_SHIFT {
+            (read, at)
+        } else {
+            ((None, 0.3), *corners)
+        }
+    }
+
+    /// [`Self::read_in`] without the second look, and the shift of the
+    /// print it named.
+    fn read_once(
         &self,
         frame: &RgbImage,
         corners: &[(f32, f32); 4],
         rough: bool,
-    ) -> ((Option<Token>, f32), f32) {
-        let (w, h) = (SAMPLE_SCALE * FW as u32, SAMPLE_SCALE * FH as u32);
+    ) -> (Read, Outline, (isize, isize)) {
+        let (w, h) = (SAMPLE_SCALE * FW0 as u32, SAMPLE_SCALE * FH0 as u32);
         let short = (dist(corners[0], corners[1]) + dist(corners[3], corners[2])) / 2.0;
         let small = short < SURE_CODE_SHORT;
         // The card with a margin about it, so that it can be read a little
@@ -1353,7 +1404,7 @@ impl DeckModel {
         // [`rectify`] samples: the templates are learned so (without it, a
         // third fewer cards of a 41 px stand-in deck read).
         let Some(wide) = widened(corners, READ_MARGIN) else {
-            return ((None, 0.0), 1.0);
+            return ((None, 0.0), *corners, (0, 0));
         };
         let grow = 1.0 + 2.0 * READ_MARGIN;
         let (ww, wh) = (w as f32 * grow, h as f32 * grow);
@@ -1362,20 +1413,31 @@ impl DeckModel {
             let span = |n: f32, all: f32| (all / 2.0 - k * n / 2.0, all / 2.0 + k * n / 2.0);
             self.judge_sampled(sample_card(&face, span(w as f32, ww), span(h as f32, wh)).as_ref())
         };
-        let name = |j: Judgement, k: f32, face_alone: bool| {
-            let at = if k == 1.0 {
-                *corners
-            } else {
-                widened(corners, (k - 1.0) / 2.0).unwrap_or(*corners)
-            };
+        // The outline whose print was judged at scale `k`, where `j` found
+        // the nearest kind's print: the card lies there.
+        let placed = |j: &Judgement, k: f32| {
+            let cell = |inset: f32, count: usize| k * (1.0 - 2.0 * inset) / count as f32;
+            let (du, dv) = (
+                j.shift.0 as f32 * cell(INSET_X, 2 * LW),
+                j.shift.1 as f32 * cell(INSET_Y, 2 * LH),
+            );
+            if k == 1.0 && (du, dv) == (0.0, 0.0) {
+                return *corners;
+            }
+            let m = (k - 1.0) / 2.0;
+            outline_within(corners, (du - m, dv - m), (1.0 + du + m, 1.0 + dv + m))
+                .unwrap_or(*corners)
+        };
+        let name = |j: Judgement, at: &[(f32, f32); 4], face_alone: bool| {
             // The corner codes need the full size, but only their corners.
-            let codes = || Cow::Owned(rectify_corner_codes(frame, &at));
+            let codes = || Cow::Owned(rectify_corner_codes(frame, at));
             self.identify_from(j, codes, small, rough && !small, !rough, face_alone)
         };
         let j = judge_at(1.0);
-        let read = name(j, 1.0, false);
+        let at = placed(&j, 1.0);
+        let read = name(j, &at, false);
         if read.0.is_some() || j.token.is_none() || j.distance > SCALE_HOPELESS {
-            return (read, 1.0);
+            return (read, at, j.shift);
         }
         // An outline a little off the card's edge (on its printed frame, or
         // predicted from its neighbours) misregisters the print by a cell
@@ -1388,14 +1450,15 @@ impl DeckModel {
             .map(|&k| (k, judge_at(k)))
             .min_by(|a, b| a.1.distance.total_cmp(&b.1.distance))
         else {
-            return (read, 1.0);
+            return (read, at, j.shift);
         };
         if best.token.is_none() || best.distance >= j.distance {
-            return (read, 1.0);
+            return (read, at, j.shift);
         }
-        match name(best, k, true) {
-            named @ (Some(_), _) => (named, k),
-            _ => (read, 1.0),
+        let there = placed(&best, k);
+        match name(best, &there, true) {
+            named @ (Some(_), _) => (named, there, best.shift),
+            _ => (read, at, j.shift),
         }
     }
 
@@ -1596,8 +1659,8 @@ mod tests {
         let face = rectify_to(
             &frame,
             &corners,
-            SAMPLE_SCALE * FW as u32,
-            SAMPLE_SCALE * FH as u32,
+            SAMPLE_SCALE * FW0 as u32,
+            SAMPLE_SCALE * FH0 as u32,
             0.5,
         );
         let j = model.judge(&face);
@@ -1629,7 +1692,7 @@ mod tests {
             let card = [(50.0, 38.0), (110.0, 38.0), (110.0, 122.0), (50.0, 122.0)];
             // On the printed frame, 4% of the card in from each edge.
             let inner = widened(&card, -0.04).unwrap();
-            let ((read, _), k) = model.identify_scaled_in(&frame, &inner, true);
+            let ((read, _), at) = model.identify_placed_in(&frame, &inner, true);
             assert_eq!(read, Some(token), "{stem}");
             let at_outline = model.identify_from(
                 model.judge(&rectify_to(&frame, &inner, 100, 140, 0.5)),
@@ -1642,7 +1705,11 @@ mod tests {
             faces += 1;
             if at_outline.0 != Some(token) {
                 lost_at_outline += 1;
-                assert!(k > 1.0, "{stem}: read at {k} of the outline");
+                // Read where its print fits: nearer the card's edge.
+                let off = |q: &[(f32, f32); 4]| {
+                    q.iter().zip(&card).map(|(a, b)| dist(*a, *b)).sum::<f32>()
+                };
+                assert!(off(&at) < off(&inner), "{stem}: read at {at:?}");
             }
         }
         assert_eq!(faces, 30);
@@ -2323,6 +2390,45 @@ mod tests {
         }
         let card = image::imageops::resize(&small, RECT_W, RECT_H, FilterType::Triangle);
         assert_eq!(model.identify(&card).0, kind_from_name("bN"));
+    }
+
+    /// An outline a few percent off the card (predicted from neighbours,
+    /// or bent by a cheap lens) still reads: the print is sought up to two
+    /// half cells each way, colour grid with it, and the card is placed
+    /// where its print was found.
+    #[test]
+    fn a_card_read_off_its_outline_is_read_and_placed_on_it() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/outline");
+        let model = DeckModel::learn_dir(&dir).unwrap();
+        let (mut faces, mut read) = (0, 0);
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            let Some(token) = kind_from_name(&stem) else {
+                continue;
+            };
+            let face = image::open(&path).unwrap().to_rgb8();
+            let small = image::imageops::resize(&face, 50, 70, FilterType::Triangle);
+            let mut frame = RgbImage::from_pixel(150, 150, image::Rgb([120, 90, 60]));
+            image::imageops::overlay(&mut frame, &small, 50, 40);
+            let frame = image::imageops::blur(&frame, 0.6);
+            let card = [(50.0, 40.0), (100.0, 40.0), (100.0, 110.0), (50.0, 110.0)];
+            // 2 px across and 1.5 down: 4% of the card's width.
+            let off = card.map(|p| (p.0 + 2.0, p.1 + 1.5));
+            let ((got, _), at) = model.identify_placed_in(&frame, &off, false);
+            faces += 1;
+            if got == Some(token) {
+                read += 1;
+                let err = |q: &[(f32, f32); 4]| -> f32 {
+                    q.iter().zip(&card).map(|(a, b)| dist(*a, *b)).sum()
+                };
+                assert!(err(&at) < 0.6 * err(&off), "{stem}: placed at {at:?}");
+            } else {
+                assert_eq!(got, None, "{stem}");
+            }
+        }
+        assert_eq!(faces, 31);
+        assert!(read * 10 >= faces * 9, "{read} of {faces}");
     }
 
     /// A face washed out to clipped white by a lamp's glare is plain, as a
