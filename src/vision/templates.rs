@@ -1055,8 +1055,7 @@ impl DeckModel {
         let washed = fine.washed();
         let contrast = contrast.max(1e-3).ln();
         // Orientation per kind, from the unshifted read (upside down differs
-        // far more than a half-cell shift); the colour grid is not shifted,
-        // so its part of the distance is kept.
+        // far more than a shift of a cell or two).
         let shape_d = |q: &[f32], t: &[f32]| sum_sq(&q[..NL], &t[..NL]) / NL as f32;
         let colour_d =
             |q: &[f32], t: &[f32]| COLOUR_WEIGHT * sum_sq(&q[NL..], &t[NL..]) / NC as f32;
