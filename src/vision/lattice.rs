@@ -683,10 +683,23 @@ fn pitch_of(values: &[f64], expected: f64) -> Option<f64> {
             })
             .sum()
     };
-    let candidates: Vec<(f64, f64)> = values
-        .iter()
-        .flat_map(|v| (1..=2 * MAX_REACH as u32).map(move |k| v / f64::from(k)))
-        .filter_map(|p| refit(p).and_then(&refit))
+    // Guesses a thousandth apart refit alike: each is tried once (a
+    // layout of 70 cards has thousands of pairs, and each try costs a pass
+    // over them all).
+    let distinct = |mut ps: Vec<f64>| {
+        ps.sort_by(f64::total_cmp);
+        ps.dedup_by(|a, b| *a - *b <= 1e-3 * *b);
+        ps
+    };
+    let guesses = distinct(
+        values
+            .iter()
+            .flat_map(|v| (1..=2 * MAX_REACH as u32).map(move |k| v / f64::from(k)))
+            .collect(),
+    );
+    let candidates: Vec<(f64, f64)> = distinct(guesses.into_iter().filter_map(&refit).collect())
+        .into_iter()
+        .filter_map(&refit)
         .filter(|p| (MIN_PITCH..=MAX_PITCH).contains(p))
         .map(|p| (p, score(p)))
         .collect();

@@ -323,9 +323,13 @@ const ONE_SMALL_CODE_MARGIN: f32 = 0.03;
 struct Fine {
     /// Sums of R, G, B and the pixel count of each fine cell.
     cells: Vec<[u32; 4]>,
-    /// Mean luminance of the 2×2 fine cells from each fine cell (`FW - 1`
-    /// across): a shape cell at any shift is one look-up.
-    luma2: Vec<f32>,
+    /// [`log_luma`] of the mean luminance of the 2×2 fine cells from each
+    /// fine cell (`FW - 1` across): a shape cell at any shift is one
+    /// look-up.
+    log_luma2: Vec<f32>,
+    /// The sums of `cells` above and left of each fine cell corner
+    /// (`FW + 1` across): a colour cell at any shift is four look-ups.
+    integral: Vec<[u32; 4]>,
 }
 
 impl Fine {
@@ -422,7 +426,7 @@ fn sample_card(img: &RgbImage, xs: (f32, f32), ys: (f32, f32)) -> Option<Fine> {
         }
     }
     let luma = |c: &[u32; 4]| 0.299 * c[0] as f32 + 0.587 * c[1] as f32 + 0.114 * c[2] as f32;
-    let mut luma2 = vec![0.0f32; (FW - 1) * (FH - 1)];
+    let mut log_luma2 = vec![0.0f32; (FW - 1) * (FH - 1)];
     for fy in 0..FH - 1 {
         for fx in 0..FW - 1 {
             let at = [
@@ -433,14 +437,32 @@ fn sample_card(img: &RgbImage, xs: (f32, f32), ys: (f32, f32)) -> Option<Fine> {
             ];
             let sum: f32 = at.iter().map(|&i| luma(&cells[i])).sum();
             let n: u32 = at.iter().map(|&i| cells[i][3]).sum();
-            luma2[fy * (FW - 1) + fx] = sum / n.max(1) as f32;
+            log_luma2[fy * (FW - 1) + fx] = log_luma(sum / n.max(1) as f32);
         }
     }
-    Some(Fine { cells, luma2 })
+    let mut integral = vec![[0u32; 4]; (FW + 1) * (FH + 1)];
+    for fy in 0..FH {
+        let mut row = [0u32; 4];
+        for fx in 0..FW {
+            let c = &cells[fy * FW + fx];
+            let above = integral[fy * (FW + 1) + fx + 1];
+            let at = &mut integral[(fy + 1) * (FW + 1) + fx + 1];
+            for k in 0..4 {
+                row[k] = row[k].wrapping_add(c[k]);
+                at[k] = above[k].wrapping_add(row[k]);
+            }
+        }
+    }
+    Some(Fine {
+        cells,
+        log_luma2,
+        integral,
+    })
 }
 
-/// `ln(y + 8)` for luminance `y` in 0–256, in steps of 1/16: the shape
-/// grid is read nine times per card, and `ln` would be most of the cost.
+/// `ln(y + 8)` for luminance `y` in 0–256, in steps of 1/16: every fine
+/// cell of every card read takes one, and `ln` would be a large part of the
+/// cost.
 fn log_luma(y: f32) -> f32 {
     static TABLE: OnceLock<Vec<f32>> = OnceLock::new();
     let t = TABLE.get_or_init(|| (0..=4096).map(|i| (i as f32 / 16.0 + 8.0).ln()).collect());
@@ -449,14 +471,19 @@ fn log_luma(y: f32) -> f32 {
 
 /// Mean R, G, B of the `k`×`k` fine cells from (fx, fy).
 fn block_mean(fine: &Fine, fx: usize, fy: usize, k: usize) -> [f32; 3] {
-    let mut sum = [0u32; 4];
-    for y in fy..fy + k {
-        for c in &fine.cells[y * FW + fx..y * FW + fx + k] {
-            for (s, v) in sum.iter_mut().zip(c) {
-                *s += v;
-            }
-        }
-    }
+    let at = |x: usize, y: usize| &fine.integral[y * (FW + 1) + x];
+    let (a, b, c, d) = (
+        at(fx, fy),
+        at(fx + k, fy),
+        at(fx, fy + k),
+        at(fx + k, fy + k),
+    );
+    // Wrapping: the corner sums of a large image may wrap, a block's never.
+    let sum: [u32; 4] = std::array::from_fn(|i| {
+        d[i].wrapping_add(a[i])
+            .wrapping_sub(b[i])
+            .wrapping_sub(c[i])
+    });
     let n = sum[3].max(1) as f32;
     [sum[0] as f32 / n, sum[1] as f32 / n, sum[2] as f32 / n]
 }
@@ -468,7 +495,7 @@ fn shape_grid(fine: &Fine, sx: isize, sy: isize, shape: &mut [f32]) -> f32 {
     for (i, o) in shape.iter_mut().enumerate() {
         let fx = (2 * (i % LW) + SHIFT_REACH) as isize + sx;
         let fy = (2 * (i / LW) + SHIFT_REACH) as isize + sy;
-        *o = log_luma(fine.luma2[fy as usize * (FW - 1) + fx as usize]);
+        *o = fine.log_luma2[fy as usize * (FW - 1) + fx as usize];
     }
     let xc = |i: usize| (i % LW) as f32 - (LW - 1) as f32 / 2.0;
     let yc = |i: usize| (i / LW) as f32 - (LH - 1) as f32 / 2.0;
@@ -1051,7 +1078,8 @@ impl DeckModel {
     fn judge_fine(&self, fine: &Fine) -> Judgement {
         let none = Judgement::default();
         let n = self.kinds.len();
-        let (mut q, contrast) = grids(fine, 0, 0);
+        let white = paper(fine);
+        let (mut q, contrast) = grids_balanced(fine, 0, 0, white);
         let washed = fine.washed();
         let contrast = contrast.max(1e-3).ln();
         // Orientation per kind, from the unshifted read (upside down differs
@@ -1077,7 +1105,6 @@ impl DeckModel {
         // Each kind at its best shift: a few percent of corner error moves
         // the whole print by a half cell or more. The colour grid moves
         // with the shape's.
-        let white = paper(fine);
         let mut reads = Vec::with_capacity(4 * SHIFT_REACH * (SHIFT_REACH + 1));
         let mut moved = 0.0f32;
         let reach = SHIFT_REACH as isize;
