@@ -611,6 +611,7 @@ pub(super) fn snap(
 
 /// The colour step between two samples, in 0–255 levels of the largest of
 /// luminance and two opponent chroma channels.
+#[inline]
 pub(super) fn step(x: [f32; 3], y: [f32; 3]) -> f32 {
     let l = ((x[0] + 2.0 * x[1] + x[2]) - (y[0] + 2.0 * y[1] + y[2])).abs() / 4.0;
     let ca = ((x[0] - x[1]) - (y[0] - y[1])).abs() / 2.0;
@@ -619,6 +620,7 @@ pub(super) fn step(x: [f32; 3], y: [f32; 3]) -> f32 {
 }
 
 /// The frame's colour at a point, bilinear; `None` outside.
+#[inline]
 pub(super) fn sample(frame: &RgbImage, x: f32, y: f32) -> Option<[f32; 3]> {
     let (w, h) = (frame.width() as usize, frame.height() as usize);
     if !(x >= 0.0 && y >= 0.0 && x < (w - 1) as f32 && y < (h - 1) as f32) {

@@ -348,19 +348,16 @@ impl Fine {
     /// card, lifting its ink as far as it lifts its paper, so its print's
     /// contrast says nothing about how dark the ink was.
     fn washed(&self) -> bool {
-        let mut lumas: Vec<f32> = self
-            .core()
-            .filter(|c| c[3] > 0)
-            .map(|c| {
-                (0.299 * c[0] as f32 + 0.587 * c[1] as f32 + 0.114 * c[2] as f32) / c[3] as f32
-            })
-            .collect();
-        if lumas.is_empty() {
-            return false;
+        // The median (the middle one of the sorted cells) is clipped when
+        // no more cells than lie below the middle are darker.
+        let (mut cells, mut darker) = (0, 0);
+        for c in self.core().filter(|c| c[3] > 0) {
+            let luma =
+                (0.299 * c[0] as f32 + 0.587 * c[1] as f32 + 0.114 * c[2] as f32) / c[3] as f32;
+            cells += 1;
+            darker += usize::from(luma < WASHED);
         }
-        let mid = lumas.len() / 2;
-        let (_, median, _) = lumas.select_nth_unstable_by(mid, f32::total_cmp);
-        *median >= WASHED
+        cells > 0 && darker <= cells / 2
     }
 }
 
@@ -489,37 +486,46 @@ fn block_mean(fine: &Fine, fx: usize, fy: usize, k: usize) -> [f32; 3] {
 }
 
 /// The shape grid read from the fine grid shifted by `(sx, sy)` half cells
-/// (each −1, 0 or 1): log luminance less its plane, at unit RMS. Returns
-/// the RMS it was scaled by: the print's contrast.
+/// (each up to [`SHIFT_REACH`] either way): log luminance less its plane,
+/// at unit RMS. Returns the RMS it was scaled by: the print's contrast.
 fn shape_grid(fine: &Fine, sx: isize, sy: isize, shape: &mut [f32]) -> f32 {
-    for (i, o) in shape.iter_mut().enumerate() {
-        let fx = (2 * (i % LW) + SHIFT_REACH) as isize + sx;
-        let fy = (2 * (i / LW) + SHIFT_REACH) as isize + sy;
-        *o = fine.log_luma2[fy as usize * (FW - 1) + fx as usize];
-    }
-    let xc = |i: usize| (i % LW) as f32 - (LW - 1) as f32 / 2.0;
-    let yc = |i: usize| (i / LW) as f32 - (LH - 1) as f32 / 2.0;
-    let (mut s, mut sumx, mut sumy, mut sxx, mut syy) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    for (i, &v) in shape.iter().enumerate() {
-        s += v;
-        sumx += v * xc(i);
-        sumy += v * yc(i);
-        sxx += xc(i) * xc(i);
-        syy += yc(i) * yc(i);
+    // Each cell's offset from the grid's centre, across and down.
+    let xc = |c: usize| c as f32 - (LW - 1) as f32 / 2.0;
+    let yc = |r: usize| r as f32 - (LH - 1) as f32 / 2.0;
+    let (mut s, mut sumx, mut sumy) = (0.0f32, 0.0f32, 0.0f32);
+    for (r, row) in shape.chunks_exact_mut(LW).enumerate() {
+        let fy = (2 * r + SHIFT_REACH).saturating_add_signed(sy);
+        let from = fy * (FW - 1) + SHIFT_REACH.saturating_add_signed(sx);
+        let source = fine.log_luma2[from..from + 2 * LW - 1].iter().step_by(2);
+        let (mut rs, mut rx) = (0.0f32, 0.0f32);
+        for (c, (o, &v)) in row.iter_mut().zip(source).enumerate() {
+            *o = v;
+            rs += v;
+            rx += v * xc(c);
+        }
+        s += rs;
+        sumx += rx;
+        sumy += rs * yc(r);
     }
     // The grid is symmetric about its centre, so the plane's terms are
-    // independent.
+    // independent; Σx² over the grid is LH·Σ over a row, Σy² likewise.
+    let sxx = LH as f32 * (0..LW).map(|c| xc(c) * xc(c)).sum::<f32>();
+    let syy = LW as f32 * (0..LH).map(|r| yc(r) * yc(r)).sum::<f32>();
     let (a, bx, by) = (s / NL as f32, sumx / sxx, sumy / syy);
     let mut ss = 0.0;
-    for (i, v) in shape.iter_mut().enumerate() {
-        *v -= a + bx * xc(i) + by * yc(i);
-        ss += *v * *v;
+    for (r, row) in shape.chunks_exact_mut(LW).enumerate() {
+        let level = a + by * yc(r);
+        for (c, v) in row.iter_mut().enumerate() {
+            *v -= level + bx * xc(c);
+            ss += *v * *v;
+        }
     }
     // A blank card must not have its noise blown up to full contrast.
     let contrast = (ss / NL as f32).sqrt();
     let rms = contrast.max(0.05);
+    let scale = 1.0 / rms;
     for v in shape.iter_mut() {
-        *v /= rms;
+        *v *= scale;
     }
     contrast
 }
