@@ -1028,10 +1028,10 @@ fn settle(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32, f3
         }
         // The line from offset step `ja` to `jb` crosses sample `k` at
         // step `ja + lean[jb - ja + steps - 1][k]`.
-        let lean: Vec<[usize; SETTLE_SAMPLES]> = (0..2 * steps - 1)
+        let lean: Vec<[isize; SETTLE_SAMPLES]> = (0..2 * steps - 1)
             .map(|d| {
                 let d = d as f32 - (steps - 1) as f32;
-                std::array::from_fn(|k| (d * ts[k]).round() as isize as usize)
+                std::array::from_fn(|k| (d * ts[k]).round() as isize)
             })
             .collect();
         let mut best = (f32::NEG_INFINITY, 0.0f32, 0.0f32, 0.0f32);
@@ -1041,7 +1041,7 @@ fn settle(frame: &RgbImage, q: &[(f32, f32); 4], reach: f32) -> Option<[(f32, f3
                 let l = &lean[jb + steps - 1 - ja];
                 let mut score = 0.0;
                 for (k, &dj) in l.iter().enumerate() {
-                    score += prof[k * steps + ja.wrapping_add(dj)];
+                    score += prof[k * steps + ja.wrapping_add_signed(dj)];
                 }
                 let near = 1.0 - 0.25 * (oa.abs() + ob.abs()) / (2.0 * reach);
                 if score * near > best.0 {
