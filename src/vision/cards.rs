@@ -327,6 +327,33 @@ pub trait Identify {
     fn back_lightness(&self) -> Option<f32> {
         None
     }
+
+    /// How near the print inside `corners` lies to the nearest kind's,
+    /// for fitting an outline to a card's print: the kind, its distance
+    /// (lower is nearer; it changes smoothly as the outline moves, where a
+    /// read's confidence does not) and the outline shifted to where that
+    /// kind's print was found. `searched`: the print is looked for a
+    /// little about the outline (costlier), else judged as it lies.
+    /// `None`: not measured, or nothing to sample.
+    fn print_fit(
+        &self,
+        _frame: &RgbImage,
+        _corners: &[(f32, f32); 4],
+        _searched: bool,
+    ) -> Option<PrintFit> {
+        None
+    }
+}
+
+/// What [`Identify::print_fit`] found.
+#[derive(Debug, Clone, Copy)]
+pub struct PrintFit {
+    /// The kind whose print lies nearest.
+    pub token: Token,
+    /// How far its print lies (the reader's mean distance).
+    pub distance: f32,
+    /// The outline shifted onto that print.
+    pub at: [(f32, f32); 4],
 }
 
 /// The bundled printable deck read by its corner code (and its back by its
@@ -788,26 +815,38 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         // The card's size as the first block's seed measured it serves
         // the next blocks.
         let mut size = typical_area.zip(typical_short).map(|(a, s)| (s, a / s));
+        let effort = super::grow::Effort::new();
         for block in &blocks {
             size = super::grow::rim_seeds(frame, &hands, block, size, least_short, id, &mut cards)
                 .or(size);
         }
-        super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id);
+        super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id, &effort);
         // A frame a hand reaches over is not judged: its layout is not
         // completed (each cell costs reads, and a layout half hidden fits
         // its lattice loosely).
         if !hand {
-            super::grow::complete(frame, &hands, table.as_ref(), &mut cards, id, &|_| false);
+            let no_bare = |_: &[(f32, f32); 4]| false;
+            super::grow::complete(
+                frame,
+                &hands,
+                table.as_ref(),
+                &mut cards,
+                id,
+                &no_bare,
+                &effort,
+            );
             // Each card found is a ruler for its own neighbours in turn,
             // and the cards read since measure the layout's pitch better
             // (seeding from the new cards alone: 0.3% fewer right).
-            super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id);
+            super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id, &effort);
         }
     } else if !hand {
         // On felt the finder's blobs are the cards, but a card the colour
         // mask merged with another, or lost in glare, is still found
         // through the lattice. A cell of bare felt is not tried.
-        super::grow::complete(frame, &hands, None, &mut cards, id, &|q| felt.bare(q));
+        let bare = |q: &[(f32, f32); 4]| felt.bare(q);
+        let effort = super::grow::Effort::new();
+        super::grow::complete(frame, &hands, None, &mut cards, id, &bare, &effort);
     }
     if let Some(back) = id.back_lightness() {
         unwash_backs(frame, &mut cards, back);
@@ -1724,7 +1763,7 @@ fn read_opened(
     let Some(size) = short.zip(long) else {
         return;
     };
-    let climbs = std::cell::Cell::new(super::grow::CLIMB_BUDGET);
+    let effort = super::grow::Effort::new();
     let mut tried: Vec<(f32, f32)> = Vec::new();
     for quad in near {
         // Read at the faces' size, one card's outlines are one.
@@ -1736,7 +1775,7 @@ fn read_opened(
             continue;
         }
         tried.push(quad.centre);
-        if let Some(d) = super::grow::read_rough(frame, hands, id, &quad, size, &climbs) {
+        if let Some(d) = super::grow::read_rough(frame, hands, id, &quad, size, &effort) {
             replace_unread(out, d);
         }
     }

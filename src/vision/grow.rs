@@ -21,7 +21,7 @@
 //! every empty cell of it is predicted through the lattice fitted to all
 //! the cards read, which holds the camera's perspective ([`complete`]).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use image::RgbImage;
 
@@ -275,6 +275,7 @@ pub(super) fn grow(
     table: Option<&TableModel>,
     dets: &mut Vec<(Detected, Source)>,
     id: &dyn Identify,
+    effort: &Effort,
 ) {
     let (fw, fh) = (frame.width() as f32, frame.height() as f32);
     let rulers: Vec<Ruler> = dets
@@ -309,7 +310,7 @@ pub(super) fn grow(
     let back_shade = back_shade(frame, dets, id);
     let mut queue: Vec<usize> = (0..dets.len()).filter(|&i| is_read(&dets[i].0)).collect();
     let mut tried: Vec<((f32, f32), usize)> = Vec::new();
-    let climbs = Cell::new(CLIMB_BUDGET);
+    effort.climbs.set(CLIMB_BUDGET);
     // Unread cards replaced by a neighbour read where they lie.
     let mut replaced = vec![false; dets.len()];
     let mut tries = 0;
@@ -363,7 +364,7 @@ pub(super) fn grow(
                             &Ruler::of(seed),
                             centre,
                             &predicted,
-                            &climbs,
+                            effort,
                             false,
                             back_shade,
                         )
@@ -393,6 +394,7 @@ pub(super) fn complete(
     dets: &mut Vec<(Detected, Source)>,
     id: &dyn Identify,
     bare: &Bare<'_>,
+    effort: &Effort,
 ) {
     let read: Vec<Detected> = dets
         .iter()
@@ -448,7 +450,7 @@ pub(super) fn complete(
         occupied.iter().map(|c| c.1).max().unwrap_or(0) + 1,
     );
     let (fw, fh) = (frame.width() as f32, frame.height() as f32);
-    let climbs = Cell::new(CLIMB_BUDGET);
+    effort.climbs.set(CLIMB_BUDGET);
     let mut replaced = vec![false; dets.len()];
     let mut tries = 0;
     for col in c0..=c1 {
@@ -489,7 +491,7 @@ pub(super) fn complete(
                 }
                 tries += 1;
                 let Some(d) = read_predicted(
-                    frame, hands, table, id, &ruler, centre, &predicted, &climbs, true, back_shade,
+                    frame, hands, table, id, &ruler, centre, &predicted, effort, true, back_shade,
                 ) else {
                     continue;
                 };
@@ -651,6 +653,40 @@ fn drop_replaced(dets: &mut Vec<(Detected, Source)>, replaced: &[bool]) {
     });
 }
 
+/// What the reading of a frame's predicted outlines may spend on the
+/// costliest ways of reading one, each a few dozen reads: climbing
+/// ([`climb`], a budget for each pass, set by the pass) and fitting to
+/// the print ([`fit_print`], a budget for the frame).
+pub(super) struct Effort {
+    climbs: Cell<usize>,
+    fits: Cell<usize>,
+    /// The centres of the outlines fitted: a cell predicted again from
+    /// another seed is not fitted twice.
+    fitted: RefCell<Vec<(f32, f32)>>,
+}
+
+impl Effort {
+    pub(super) fn new() -> Self {
+        Effort {
+            climbs: Cell::new(CLIMB_BUDGET),
+            fits: Cell::new(FIT_BUDGET),
+            fitted: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Whether the outline predicted at `centre` (of a card `short`
+    /// across) may be fitted, counting it if so.
+    fn may_fit(&self, centre: (f32, f32), short: f32) -> bool {
+        let mut fitted = self.fitted.borrow_mut();
+        if self.fits.get() == 0 || fitted.iter().any(|&c| dist(c, centre) < 0.3 * short) {
+            return false;
+        }
+        self.fits.set(self.fits.get() - 1);
+        fitted.push(centre);
+        true
+    }
+}
+
 /// Reads the card predicted at `predicted` (centred on `centre`, shaped as
 /// the card `r` measures): its outline snapped onto the card's edges,
 /// fitted as one rigid card, settled side by side, and as predicted
@@ -665,7 +701,7 @@ fn read_predicted(
     r: &Ruler,
     centre: (f32, f32),
     predicted: &[(f32, f32); 4],
-    climbs: &Cell<usize>,
+    effort: &Effort,
     halfway: bool,
     back_shade: Option<f32>,
 ) -> Option<Detected> {
@@ -692,14 +728,33 @@ fn read_predicted(
     }
     let read = |snapped: Option<[(f32, f32); 4]>| {
         read_outline(
-            frame, hands, id, r, centre, predicted, snapped, empty, cloth_back, climbs,
+            frame,
+            hands,
+            id,
+            r,
+            centre,
+            predicted,
+            snapped,
+            empty,
+            cloth_back,
+            &effort.climbs,
         )
     };
     let snapped = outline::snap(frame, predicted, reach, reach, Prefer::Nearest);
     let d = read(snapped)
         .or_else(|| read(Some(fit_rigid(frame, predicted, reach)?)))
         .or_else(|| read(Some(settle(frame, predicted, reach)?)))
-        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted, halfway, cloth_back))?;
+        .or_else(|| read_nudged(frame, hands, id, r, centre, predicted, halfway, cloth_back))
+        .or_else(|| {
+            if !effort.may_fit(centre, r.short) {
+                return None;
+            }
+            // Only a face: a plain back fits any plain rectangle.
+            let clear = |d: &Detected| {
+                is_read(d) && d.confidence >= GROWN_SURE && d.token != Some(Token::Down)
+            };
+            fit_print(frame, hands, id, r, centre, predicted, &clear)
+        })?;
     // An outline snapped onto a card's printed frame, a little inside its
     // edge, can misregister a corner code by one module at both corners
     // alike (a blue queen read as a blue knight on a white table): the
@@ -729,7 +784,7 @@ pub(super) fn read_rough(
     id: &dyn Identify,
     rough: &Quad,
     size: (f32, f32),
-    climbs: &Cell<usize>,
+    effort: &Effort,
 ) -> Option<Detected> {
     let unread = |corners: [(f32, f32); 4], centre: (f32, f32)| Detected {
         corners,
@@ -773,7 +828,7 @@ pub(super) fn read_rough(
                 &Ruler::of(&d),
                 c,
                 &d.corners,
-                climbs,
+                effort,
                 false,
                 None,
             )
@@ -1298,28 +1353,7 @@ fn climb(
         token: None,
         confidence: 0.0,
     });
-    let step = CLIMB_STEP * r.short;
-    let moved = |from: &[(f32, f32); 4], k: usize| -> [(f32, f32); 4] {
-        let mid = centroid(from);
-        let (dx, dy, scale, turn) = match k {
-            0 => (r.across.0 * step, r.across.1 * step, 1.0, 0.0),
-            1 => (-r.across.0 * step, -r.across.1 * step, 1.0, 0.0),
-            2 => (r.along.0 * step, r.along.1 * step, 1.0, 0.0),
-            3 => (-r.along.0 * step, -r.along.1 * step, 1.0, 0.0),
-            4 => (0.0, 0.0, 1.0 + CLIMB_STEP, 0.0),
-            5 => (0.0, 0.0, 1.0 - CLIMB_STEP, 0.0),
-            6 => (0.0, 0.0, 1.0, CLIMB_TURN),
-            _ => (0.0, 0.0, 1.0, -CLIMB_TURN),
-        };
-        let (sin, cos) = turn.to_radians().sin_cos();
-        from.map(|p| {
-            let (x, y) = (p.0 - mid.0, p.1 - mid.1);
-            (
-                mid.0 + dx + scale * (x * cos - y * sin),
-                mid.1 + dy + scale * (x * sin + y * cos),
-            )
-        })
-    };
+    let moved = |from: &[(f32, f32); 4], k: usize| moved(from, &r, k, 1.0);
     let mut best = (q.corners, near);
     for _ in 0..CLIMB_ROUNDS {
         let mut next = None;
@@ -1345,6 +1379,126 @@ fn climb(
     }
     None
 }
+
+/// `from` moved by one of eight small steps `k` (shifted either way
+/// across or along the card `r` measures, scaled up or down, turned
+/// either way), each `scale` times [`CLIMB_STEP`] (or [`CLIMB_TURN`]).
+fn moved(from: &[(f32, f32); 4], r: &Ruler, k: usize, scale: f32) -> [(f32, f32); 4] {
+    let mid = centroid(from);
+    let step = scale * CLIMB_STEP * r.short;
+    let (dx, dy, size, turn) = match k {
+        0 => (r.across.0 * step, r.across.1 * step, 1.0, 0.0),
+        1 => (-r.across.0 * step, -r.across.1 * step, 1.0, 0.0),
+        2 => (r.along.0 * step, r.along.1 * step, 1.0, 0.0),
+        3 => (-r.along.0 * step, -r.along.1 * step, 1.0, 0.0),
+        4 => (0.0, 0.0, 1.0 + scale * CLIMB_STEP, 0.0),
+        5 => (0.0, 0.0, 1.0 - scale * CLIMB_STEP, 0.0),
+        6 => (0.0, 0.0, 1.0, scale * CLIMB_TURN),
+        _ => (0.0, 0.0, 1.0, -scale * CLIMB_TURN),
+    };
+    let (sin, cos) = turn.to_radians().sin_cos();
+    from.map(|p| {
+        let (x, y) = (p.0 - mid.0, p.1 - mid.1);
+        (
+            mid.0 + dx + size * (x * cos - y * sin),
+            mid.1 + dy + size * (x * sin + y * cos),
+        )
+    })
+}
+
+/// Fits the outline `q` (predicted at `centre`, for a card `r` measures)
+/// to the print inside it, and reads it there. The distance to the
+/// nearest kind's print ([`Identify::print_fit`]) changes smoothly as an
+/// outline nears its card, where a read's confidence does not: a card
+/// 46 px wide predicted 3 px and a few degrees off reads nothing, and
+/// reads at 0.8 where it lies. So the outline is moved in steps (shifted,
+/// scaled, turned; coarse, then fine) while the print comes nearer,
+/// judged as it lies, which is cheap; then a few steps more with the
+/// print searched a cell or two about, as a read searches it. A read
+/// found so is held as [`climb`]'s is: surer than a read where the
+/// outline was predicted, and not another card halfway back.
+#[allow(clippy::too_many_arguments)]
+fn fit_print(
+    frame: &RgbImage,
+    hands: &Hands,
+    id: &dyn Identify,
+    r: &Ruler,
+    centre: (f32, f32),
+    q: &[(f32, f32); 4],
+    clear: &dyn Fn(&Detected) -> bool,
+) -> Option<Detected> {
+    let first = id.print_fit(frame, q, false)?;
+    // A back fits any plain rectangle, and far from every print is no
+    // card an outline a few steps off would find.
+    if first.distance > FIT_HOPELESS || first.token == Token::Down {
+        return None;
+    }
+    let mut best = first;
+    let mut scale = 2.0;
+    for _ in 0..FIT_ROUNDS {
+        let next = (0..8)
+            .filter_map(|k| id.print_fit(frame, &moved(&best.at, r, k, scale), false))
+            .min_by(|a, b| a.distance.total_cmp(&b.distance));
+        match next {
+            Some(n) if n.distance < best.distance => best = n,
+            // The coarse steps brought no print much nearer: an empty
+            // cell, or no card this outline is near.
+            _ if scale > 1.0 && best.distance > (FIT_GAIN * first.distance).max(FIT_NEAR) => {
+                return None;
+            }
+            _ if scale > 1.0 => scale = 1.0,
+            _ => break,
+        }
+    }
+    // The searched print finds the shift; the steps left are turns and
+    // sizes.
+    best = id.print_fit(frame, &best.at, true)?;
+    for _ in 0..POLISH_ROUNDS {
+        let next = (4..8)
+            .filter_map(|k| id.print_fit(frame, &moved(&best.at, r, k, 1.0), true))
+            .min_by(|a, b| a.distance.total_cmp(&b.distance));
+        match next {
+            Some(n) if n.distance < best.distance => best = n,
+            _ => break,
+        }
+    }
+    if dist(centroid(&best.at), centre) > 0.25 * r.short {
+        return None;
+    }
+    let d = judge(
+        frame,
+        hands,
+        &quad_of(portrait(best.at)),
+        id,
+        Source::Region,
+    );
+    if !(clear(&d) && d.confidence >= SURE_ALONE) {
+        return None;
+    }
+    let half: [(f32, f32); 4] =
+        std::array::from_fn(|i| ((best.at[i].0 + q[i].0) / 2.0, (best.at[i].1 + q[i].1) / 2.0));
+    let back = judge(frame, hands, &quad_of(portrait(half)), id, Source::Region);
+    (back.token.is_none() || back.token == d.token).then_some(d)
+}
+
+/// The farthest the print inside a predicted outline may lie from the
+/// nearest kind's (as it lies) for [`fit_print`] to move it: over the
+/// varied sets no outline fitted from further read.
+const FIT_HOPELESS: f32 = 1.8;
+/// How much nearer (over the first distance) [`fit_print`]'s coarse
+/// steps must bring the print, unless it is [`FIT_NEAR`] already ...
+const FIT_GAIN: f32 = 0.8;
+/// ... a distance at which a print lies near its kind's (cards fitted
+/// and read end nearer than 0.15; a cell of cream cloth, nearest a faint
+/// yellow letter, stays near 0.7).
+const FIT_NEAR: f32 = 0.3;
+/// How many outlines of one frame are fitted at most (each costs a few
+/// dozen reads' worth of judging).
+const FIT_BUDGET: usize = 40;
+/// How many steps [`fit_print`] takes at most as the print lies ...
+const FIT_ROUNDS: usize = 12;
+/// ... and with it searched.
+const POLISH_ROUNDS: usize = 2;
 
 /// How near to reading an outline read a little larger must come for
 /// [`climb`] to move it.

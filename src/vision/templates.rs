@@ -92,8 +92,8 @@ use image::imageops::FilterType;
 use crate::deck::print::{read_corner_code, read_corner_code_at};
 use crate::table::{Card, Colour, Piece, Token};
 use crate::vision::cards::{
-    Identify, Outline, RECT_H, RECT_W, Read, dist, lightness, mean_and_paper, outline_within,
-    rectify_corner_codes, rectify_to, widened,
+    Identify, Outline, PrintFit, RECT_H, RECT_W, Read, dist, lightness, mean_and_paper,
+    outline_within, rectify_corner_codes, rectify_to, widened,
 };
 use crate::vision::photo::CardPicture;
 
@@ -1080,6 +1080,20 @@ impl DeckModel {
         fine.map_or_else(Judgement::default, |f| self.judge_fine(f))
     }
 
+    /// The kind whose print lies nearest the card's on the fine grid, as
+    /// it lies (no shift), either way up, and its distance as
+    /// [`Self::judge_fine`] measures it.
+    fn nearest_unshifted(&self, fine: &Fine) -> Option<(Token, f32)> {
+        let (q, _) = grids_balanced(fine, 0, 0, paper(fine));
+        let shape_d = |t: &[f32]| sum_sq(&q[..NL], &t[..NL]) / NL as f32;
+        let colour_d = |t: &[f32]| COLOUR_WEIGHT * sum_sq(&q[NL..], &t[NL..]) / NC as f32;
+        self.kinds
+            .iter()
+            .flat_map(|k| k.oriented.iter().map(move |t| (k.token, t)))
+            .map(|(token, t)| (token, shape_d(t) + colour_d(t)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
     /// [`Self::judge`] of a card added up on the fine grid.
     fn judge_fine(&self, fine: &Fine) -> Judgement {
         let none = Judgement::default();
@@ -1351,9 +1365,88 @@ fn card_lightness(img: &RgbImage) -> (f32, f32) {
     )
 }
 
+/// A card rectified with a margin about it, so that it can be read a
+/// little larger than its outline, or its print sought a cell or two past
+/// it. Half a pixel up and left, as [`rectify`] samples: the templates
+/// are learned so (without it, a third fewer cards of a 41 px stand-in
+/// deck read).
+struct WideFace(RgbImage);
+
+impl WideFace {
+    /// The card read at the sampling the fine grid needs: `SAMPLE_SCALE`
+    /// pixels a cell.
+    const W: f32 = (SAMPLE_SCALE as usize * FW0) as f32;
+    const H: f32 = (SAMPLE_SCALE as usize * FH0) as f32;
+    const GROWN: f32 = 1.0 + 2.0 * READ_MARGIN;
+
+    fn of(frame: &RgbImage, corners: &[(f32, f32); 4]) -> Option<WideFace> {
+        let wide = widened(corners, READ_MARGIN)?;
+        let (ww, wh) = (Self::W * Self::GROWN, Self::H * Self::GROWN);
+        Some(WideFace(rectify_to(
+            frame,
+            &wide,
+            ww.round() as u32,
+            wh.round() as u32,
+            0.5,
+        )))
+    }
+
+    /// The fine grid of the card read at scale `k` about its centre.
+    fn fine(&self, k: f32) -> Option<Fine> {
+        let span = |n: f32| {
+            let all = n * Self::GROWN;
+            (all / 2.0 - k * n / 2.0, all / 2.0 + k * n / 2.0)
+        };
+        sample_card(&self.0, span(Self::W), span(Self::H))
+    }
+}
+
+/// The outline `corners` read at scale `k` (about its centre) and shifted
+/// by `shift` half cells of the fine grid: where a print found so lies.
+fn placed(corners: &[(f32, f32); 4], shift: (isize, isize), k: f32) -> [(f32, f32); 4] {
+    let cell = |inset: f32, count: usize| k * (1.0 - 2.0 * inset) / count as f32;
+    let (du, dv) = (
+        shift.0 as f32 * cell(INSET_X, 2 * LW),
+        shift.1 as f32 * cell(INSET_Y, 2 * LH),
+    );
+    if k == 1.0 && (du, dv) == (0.0, 0.0) {
+        return *corners;
+    }
+    let m = (k - 1.0) / 2.0;
+    outline_within(corners, (du - m, dv - m), (1.0 + du + m, 1.0 + dv + m)).unwrap_or(*corners)
+}
+
 impl Identify for DeckModel {
     fn back_lightness(&self) -> Option<f32> {
         self.back_lightness
+    }
+
+    /// Judged at the reader's sampling; as it lies, against each kind
+    /// either way up, or searched a cell or two about as a read searches
+    /// it (about twenty times the cost).
+    fn print_fit(
+        &self,
+        frame: &RgbImage,
+        corners: &[(f32, f32); 4],
+        searched: bool,
+    ) -> Option<PrintFit> {
+        // Sampled as a read samples it: the searched print is sampled a
+        // cell or two past the outline.
+        let fine = WideFace::of(frame, corners)?.fine(1.0)?;
+        if searched {
+            let j = self.judge_fine(&fine);
+            return Some(PrintFit {
+                token: j.token?,
+                distance: j.distance,
+                at: placed(corners, j.shift, 1.0),
+            });
+        }
+        let (token, distance) = self.nearest_unshifted(&fine)?;
+        Some(PrintFit {
+            token,
+            distance,
+            at: *corners,
+        })
     }
 
     /// The face is judged from the fine grid's cells alone, so the card is
@@ -1428,38 +1521,15 @@ impl DeckModel {
         corners: &[(f32, f32); 4],
         rough: bool,
     ) -> (Read, Outline, (isize, isize)) {
-        let (w, h) = (SAMPLE_SCALE * FW0 as u32, SAMPLE_SCALE * FH0 as u32);
         let short = (dist(corners[0], corners[1]) + dist(corners[3], corners[2])) / 2.0;
         let small = short < SURE_CODE_SHORT;
-        // The card with a margin about it, so that it can be read a little
-        // larger than its outline as well. Half a pixel up and left, as
-        // [`rectify`] samples: the templates are learned so (without it, a
-        // third fewer cards of a 41 px stand-in deck read).
-        let Some(wide) = widened(corners, READ_MARGIN) else {
+        let Some(face) = WideFace::of(frame, corners) else {
             return ((None, 0.0), *corners, (0, 0));
         };
-        let grow = 1.0 + 2.0 * READ_MARGIN;
-        let (ww, wh) = (w as f32 * grow, h as f32 * grow);
-        let face = rectify_to(frame, &wide, ww.round() as u32, wh.round() as u32, 0.5);
-        let judge_at = |k: f32| {
-            let span = |n: f32, all: f32| (all / 2.0 - k * n / 2.0, all / 2.0 + k * n / 2.0);
-            self.judge_sampled(sample_card(&face, span(w as f32, ww), span(h as f32, wh)).as_ref())
-        };
+        let judge_at = |k: f32| self.judge_sampled(face.fine(k).as_ref());
         // The outline whose print was judged at scale `k`, where `j` found
         // the nearest kind's print: the card lies there.
-        let placed = |j: &Judgement, k: f32| {
-            let cell = |inset: f32, count: usize| k * (1.0 - 2.0 * inset) / count as f32;
-            let (du, dv) = (
-                j.shift.0 as f32 * cell(INSET_X, 2 * LW),
-                j.shift.1 as f32 * cell(INSET_Y, 2 * LH),
-            );
-            if k == 1.0 && (du, dv) == (0.0, 0.0) {
-                return *corners;
-            }
-            let m = (k - 1.0) / 2.0;
-            outline_within(corners, (du - m, dv - m), (1.0 + du + m, 1.0 + dv + m))
-                .unwrap_or(*corners)
-        };
+        let placed = |j: &Judgement, k: f32| placed(corners, j.shift, k);
         let name = |j: Judgement, at: &[(f32, f32); 4], face_alone: bool| {
             // The corner codes need the full size, but only their corners.
             let codes = || Cow::Owned(rectify_corner_codes(frame, at));
