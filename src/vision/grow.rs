@@ -25,7 +25,9 @@ use std::cell::{Cell, RefCell};
 
 use image::RgbImage;
 
-use super::cards::{Detected, Hands, Identify, Quad, dist, judge, median, portrait, quad_of};
+use super::cards::{
+    Detected, Hands, Identify, PrintFit, Quad, dist, judge, median, portrait, quad_of,
+};
 use super::outline::{self, Prefer, Source, TableModel};
 use crate::table::Token;
 use crate::vision::scene::CARD_ASPECT;
@@ -1433,13 +1435,16 @@ fn fit_print(
     if first.distance > FIT_HOPELESS || first.token == Token::Down {
         return None;
     }
+    // The nearest print of the outline `from` moved by each of `moves`.
+    let nearest_move = |from: &PrintFit, moves: std::ops::Range<usize>, scale, searched| {
+        moves
+            .filter_map(|k| id.print_fit(frame, &moved(&from.at, r, k, scale), searched))
+            .min_by(|a, b| a.distance.total_cmp(&b.distance))
+    };
     let mut best = first;
     let mut scale = 2.0;
     for _ in 0..FIT_ROUNDS {
-        let next = (0..8)
-            .filter_map(|k| id.print_fit(frame, &moved(&best.at, r, k, scale), false))
-            .min_by(|a, b| a.distance.total_cmp(&b.distance));
-        match next {
+        match nearest_move(&best, 0..8, scale, false) {
             Some(n) if n.distance < best.distance => best = n,
             // The coarse steps brought no print much nearer: an empty
             // cell, or no card this outline is near.
@@ -1454,10 +1459,7 @@ fn fit_print(
     // sizes.
     best = id.print_fit(frame, &best.at, true)?;
     for _ in 0..POLISH_ROUNDS {
-        let next = (4..8)
-            .filter_map(|k| id.print_fit(frame, &moved(&best.at, r, k, 1.0), true))
-            .min_by(|a, b| a.distance.total_cmp(&b.distance));
-        match next {
+        match nearest_move(&best, 4..8, 1.0, true) {
             Some(n) if n.distance < best.distance => best = n,
             _ => break,
         }
