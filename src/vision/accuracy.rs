@@ -798,6 +798,18 @@ mod tests {
         all_read_right(&[("mixed/002", 18)]);
     }
 
+    /// Black letters at 42 px in dim light fit the faint yellow letter's
+    /// shape nearly as well as their own (their log lightness flattens as
+    /// the light falls) while their colour cells are far from yellow: the
+    /// margin to the twin was too small, and six in ten black pieces of
+    /// the frame went unread (40 of 55 right; 46 px letters under glare on
+    /// cream, 44 of 68). A piece is now told by every cell, and its colour
+    /// among its twins by the colour cells alone.
+    #[test]
+    fn a_dim_black_piece_is_told_from_its_twins_by_its_colour() {
+        all_read_right(&[("mixed/002", 44), ("decks/014", 46)]);
+    }
+
     /// Snapped outlines on a card's printed frame, a little inside its
     /// edge, read a little larger: touching stand-ins on purple felt,
     /// printed cards on linen and stand-ins on stripes (40 of 43, 19 of 21

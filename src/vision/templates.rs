@@ -1227,30 +1227,32 @@ impl DeckModel {
             q.copy_from_slice(g);
         }
         let block = worst_block(&q, &self.kinds[k1].oriented[o1]);
-        // The runner-up, as (its distance, its colour distance, its
-        // template's distance from the best's). A twin of another colour
-        // with nearly the same shape and a stronger print than the card's
-        // is compared faded: blur and a veil of light (glare,
-        // over-exposure) wash a print's hue out as they flatten its
-        // contrast, so a washed blue piece is a white one but for its hue.
-        // Its template's distance from the best's is then the faded one
-        // too, so that a card of the best's own hue keeps its margin.
-        let runner = order.get(1).map(|&k2| {
+        // A kind compared with the best, as (its distance, its colour
+        // distance, its template's distance from the best's, the colour
+        // part of that). A twin of another colour with nearly the same
+        // shape and a stronger print than the card's is compared faded:
+        // blur and a veil of light (glare, over-exposure) wash a print's
+        // hue out as they flatten its contrast, so a washed blue piece is a
+        // white one but for its hue. Its template's distance from the
+        // best's is then the faded one too, so that a card of the best's
+        // own hue keeps its margin.
+        let compared = |k2: usize| {
             let (d2, o2) = best[k2];
+            let (t1, t2) = (&self.kinds[k1].oriented[o1], &self.kinds[k2].oriented[o2]);
             let between = self.pair[k1 * n + k2][o1 ^ o2].max(1e-3);
-            let unfaded = (d2, colour[k2], between);
+            let colour_between = || COLOUR_WEIGHT * sum_sq(&t1[NL..], &t2[NL..]) / NC as f32;
+            let unfaded = || (d2, colour[k2], between, colour_between());
             let Some(c2) = self.kinds[k2].contrast else {
-                return unfaded;
+                return unfaded();
             };
             if piece(k2).is_none()
                 || piece(k2) != piece(k1)
                 || self.pair[k1 * n + k2][0] > INK_SHAPE
                 || contrast >= c2
             {
-                return unfaded;
+                return unfaded();
             }
             let fade = (contrast - c2).exp();
-            let (t1, t2) = (&self.kinds[k1].oriented[o1], &self.kinds[k2].oriented[o2]);
             let faded_sq = |a: &[f32]| -> f32 {
                 a.iter()
                     .zip(&t2[NL..])
@@ -1259,16 +1261,53 @@ impl DeckModel {
             };
             let colour2 = COLOUR_WEIGHT * faded_sq(&q[NL..]) / NC as f32;
             if colour2 >= colour[k2] {
-                return unfaded;
+                return unfaded();
             }
-            let between = sum_sq(&t1[..NL], &t2[..NL]) / NL as f32
-                + COLOUR_WEIGHT * faded_sq(&t1[NL..]) / NC as f32;
-            (d2 - colour[k2] + colour2, colour2, between.max(1e-3))
-        });
+            let colour_between = COLOUR_WEIGHT * faded_sq(&t1[NL..]) / NC as f32;
+            let between = sum_sq(&t1[..NL], &t2[..NL]) / NL as f32 + colour_between;
+            (
+                d2 - colour[k2] + colour2,
+                colour2,
+                between.max(1e-3),
+                colour_between,
+            )
+        };
+        let runner = order.get(1).map(|&k2| compared(k2));
         let (margin, runner_up) = match runner {
-            Some((d2, _, between)) => ((d2 - d1) / between, d2),
+            Some((d2, _, between, _)) => ((d2 - d1) / between, d2),
             None => (1.0, f32::INFINITY),
         };
+        // The runner-up is the best's twin in another colour: the piece is
+        // told by every cell, and the colour by the colour cells alone. A
+        // dim or blurred black letter's shape drifts towards a faint
+        // yellow one's (its log lightness flattens as the light falls), so
+        // the twins' whole distances are near while their colour cells are
+        // far apart. The margin is then the lesser of the piece's (to the
+        // nearest other piece) and the colour's (to each twin, over the
+        // twins' colour cells' own distance). Not for the fainter print of
+        // ink twins, whose colour cells are one: its contrast alone tells
+        // it from the darker, and a veil of light lowers a black print's
+        // contrast to a white one's.
+        let twin = |k: usize| k != k1 && piece(k1).is_some() && piece(k) == piece(k1);
+        let fainter = (0..n).any(|k| ink_twins(k1, k).is_some_and(|(c1, c)| c1 < c));
+        let split_margin = order.get(1).filter(|&&k2| twin(k2) && !fainter).map(|_| {
+            let piece_margin = order
+                .iter()
+                .find(|&&k| k != k1 && !twin(k))
+                .map_or(1.0, |&k| {
+                    let (d, _, between, _) = compared(k);
+                    (d - d1) / between
+                });
+            order
+                .iter()
+                .filter(|&&k| twin(k))
+                .map(|&k| {
+                    let (_, c, _, colour_between) = compared(k);
+                    (c - colour[k1]) / colour_between.max(1e-3)
+                })
+                .fold(piece_margin, f32::min)
+        });
+        let margin = split_margin.map_or(margin, |m| margin.max(m));
         // Twins: the runner-up is the same piece in another colour. The
         // piece is clear when every other piece is clearly further; the
         // colour when the twin's colour cells are clearly further.
