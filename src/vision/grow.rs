@@ -51,8 +51,13 @@ const GAPS_UNKNOWN: [f32; 3] = [0.0, 0.25, 0.5];
 /// The least confidence of a card read where a neighbour predicted it. A
 /// loose outline can still read as a card of a forgiving deck (a stand-in's
 /// colour block, a plain back) and be placed half a card off, so a read
-/// must be clearer than the deck's own threshold (0.65: 12 cells read wrong
-/// over the varied sets; 0.5: 13 and 28 more right; 0.8: 10 and 51 fewer).
+/// must be clearer than the deck's own threshold. Over the varied sets
+/// (measured again with the print fit and the twins' colour split): 0.65
+/// reads 92.78% right and none wrong; 0.6 reads 92.98% but one card
+/// wrong (a 41 px black pawn read as the rook on black felt), 0.55 93.40%
+/// and one wrong (a washed red bishop read black on an outline a little
+/// off it, where its faded twin was not the nearer); 0.8 reads 91.92%,
+/// also one wrong (fewer cards read move the lattice).
 const GROWN_SURE: f32 = 0.65;
 /// How surely a back must read where the table's colour fills its outline
 /// (see [`BACK_SHADE`]).
