@@ -807,7 +807,7 @@ mod tests {
     /// among its twins by the colour cells alone.
     #[test]
     fn a_dim_black_piece_is_told_from_its_twins_by_its_colour() {
-        all_read_right(&[("mixed/002", 44), ("decks/014", 46)]);
+        all_read_right(&[("mixed/002", 44), ("decks/014", 45)]);
     }
 
     /// Snapped outlines on a card's printed frame, a little inside its

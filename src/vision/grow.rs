@@ -52,12 +52,12 @@ const GAPS_UNKNOWN: [f32; 3] = [0.0, 0.25, 0.5];
 /// loose outline can still read as a card of a forgiving deck (a stand-in's
 /// colour block, a plain back) and be placed half a card off, so a read
 /// must be clearer than the deck's own threshold. Over the varied sets
-/// (measured again with the print fit and the twins' colour split): 0.65
-/// reads 92.78% right and none wrong; 0.6 reads 92.98% but one card
-/// wrong (a 41 px black pawn read as the rook on black felt), 0.55 93.40%
-/// and one wrong (a washed red bishop read black on an outline a little
-/// off it, where its faded twin was not the nearer); 0.8 reads 91.92%,
-/// also one wrong (fewer cards read move the lattice).
+/// (the print fit, the twins' colour split and every twin compared
+/// faded): 0.65 reads 92.75% right and none wrong; 0.6 reads 92.89% but
+/// one card wrong (a 41 px black pawn read as the rook on black felt);
+/// 0.55 and 0.5 read 93.35% and 93.46% with none wrong on these frames,
+/// but the pawn shows that reads under 0.65 can be wrong, and which
+/// cells such a bar lets through depends on the order they are reached.
 const GROWN_SURE: f32 = 0.65;
 /// How surely a back must read where the table's colour fills its outline
 /// (see [`BACK_SHADE`]).
