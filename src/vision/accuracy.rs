@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::table::{Cell, Table, Token};
-use crate::vision::fixtures::tables::Factors;
+use crate::vision::fixtures::tables::{Factors, TableSet, frame_files};
 use crate::vision::recognise::{Deck, Recogniser, Recognition};
 use crate::vision::templates::DeckModel;
 
@@ -349,28 +349,56 @@ pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameSco
     for (image, truth_path) in frames_of(set)? {
         let text = fs::read_to_string(&truth_path)
             .map_err(|e| format!("{}: cannot read: {e}", truth_path.display()))?;
-        let truth = Truth::parse(&truth_path.display().to_string(), &text)?;
-        let factors = Factors::parse(&text).unwrap_or_default();
         let img = image::open(&image)
             .map_err(|e| format!("{}: {e}", image.display()))?
             .to_rgb8();
-        let r = recs.for_deck(&factors.deck)?;
-        let start = std::time::Instant::now();
-        let rec = r.recognise(&img);
-        let time = start.elapsed();
-        out.push(FrameScore {
-            set: name.clone(),
-            name: image
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .to_string(),
-            score: score(&truth, &rec),
-            factors,
-            time,
-        });
+        let stem = image.file_stem().unwrap_or_default().to_string_lossy();
+        let file = truth_path.display().to_string();
+        out.push(score_frame(&name, &stem, &img, (&file, &text), recs)?);
     }
     Ok(out)
+}
+
+/// Renders every frame of a set drawn from the varied sets' specs (see
+/// [`table_sets_seeded`](crate::vision::fixtures::tables::table_sets_seeded)),
+/// as its fixture files would hold it, and scores it as
+/// [`run_varied_set`] scores the committed frames.
+pub fn run_rendered_set(set: &TableSet, recs: &mut Recognisers) -> Result<Vec<FrameScore>, String> {
+    let mut out = Vec::new();
+    for (n, f) in set.frames.iter().enumerate() {
+        let name = format!("{n:03}");
+        let file = format!("{}/{name}", set.name);
+        let (jpeg, text) = frame_files(f).map_err(|e| format!("{file}: {e}"))?;
+        let img = image::load_from_memory(&jpeg)
+            .map_err(|e| format!("{file}: {e}"))?
+            .to_rgb8();
+        out.push(score_frame(set.name, &name, &img, (&file, &text), recs)?);
+    }
+    Ok(out)
+}
+
+/// Recognises one frame of a varied set with its deck's recogniser and
+/// scores it against its truth file (`truth`: its name and text).
+fn score_frame(
+    set: &str,
+    name: &str,
+    img: &image::RgbImage,
+    (file, text): (&str, &str),
+    recs: &mut Recognisers,
+) -> Result<FrameScore, String> {
+    let truth = Truth::parse(file, text)?;
+    let factors = Factors::parse(text).unwrap_or_default();
+    let r = recs.for_deck(&factors.deck)?;
+    let start = std::time::Instant::now();
+    let rec = r.recognise(img);
+    let time = start.elapsed();
+    Ok(FrameScore {
+        set: set.to_string(),
+        name: name.to_string(),
+        score: score(&truth, &rec),
+        factors,
+        time,
+    })
 }
 
 /// The gap band of a frame: touching, or gaps up to 15, 30 or 50% of a
