@@ -8,6 +8,10 @@
 //! - `--tables [SET...]`: the varied sets, `fixtures/tables/<set>/` (all,
 //!   or the named ones), and the faces of the decks of other artwork,
 //!   `fixtures/decks/<letters|silhouette|outline>/`.
+//! - `--keep UNSEEN SET INDEX`: one frame of `accuracy --unseen UNSEEN`
+//!   (as it names it) kept as a regression fixture,
+//!   `fixtures/regressions/u<UNSEEN>-<SET>-<INDEX>.{jpg,toml}`: a frame
+//!   found read wrong stays read by the tests once mended.
 //! - `--preview DIR [SET...]`: no fixture; the first frames of the varied
 //!   sets as PNG in DIR, with each card's true corners marked (red: top
 //!   left of the artwork, yellow: the others), to check truth by eye.
@@ -16,7 +20,9 @@ use std::fs;
 use std::path::Path;
 
 use arbiter::deck::print::full_deck;
-use arbiter::vision::fixtures::tables::{render_frame, table_sets, write_table_set};
+use arbiter::vision::fixtures::tables::{
+    frame_files, render_frame, table_sets, table_sets_seeded, write_table_set,
+};
 use arbiter::vision::fixtures::{Deck, sets};
 use arbiter::vision::scene::{ArtDeck, stand_in_card, write_set};
 use image::Rgb;
@@ -36,6 +42,9 @@ fn main() -> std::io::Result<()> {
             .map(String::as_str)
             .unwrap_or("/tmp/preview");
         return preview(Path::new(dir), &named(i + 2));
+    }
+    if let Some(i) = args.iter().position(|a| a == "--keep") {
+        return keep(&args[i + 1..]);
     }
     let all = args.is_empty();
     if all || args.iter().any(|a| a == "--frames") {
@@ -102,6 +111,31 @@ fn tables(only: &[String]) -> std::io::Result<()> {
         cells += c;
     }
     println!("all: {frames} frames, {cells} cells");
+    Ok(())
+}
+
+fn keep(args: &[String]) -> std::io::Result<()> {
+    let usage = || std::io::Error::other("usage: make_frames --keep UNSEEN SET INDEX");
+    let [unseen, set, index, ..] = args else {
+        return Err(usage());
+    };
+    let (unseen, index): (u64, usize) = (
+        unseen.parse().map_err(|_| usage())?,
+        index.parse().map_err(|_| usage())?,
+    );
+    let sets = table_sets_seeded(unseen * 1_000_000);
+    let frame = sets
+        .iter()
+        .find(|s| s.name == set)
+        .and_then(|s| s.frames.get(index))
+        .ok_or_else(|| std::io::Error::other(format!("{set} has no frame {index}")))?;
+    let (jpeg, text) = frame_files(frame)?;
+    let dir = Path::new("fixtures/regressions");
+    fs::create_dir_all(dir)?;
+    let name = format!("u{unseen}-{set}-{index:03}");
+    fs::write(dir.join(format!("{name}.jpg")), jpeg)?;
+    fs::write(dir.join(format!("{name}.toml")), text)?;
+    println!("{}", dir.join(name).display());
     Ok(())
 }
 

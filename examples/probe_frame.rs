@@ -5,9 +5,10 @@
 //! (green read, orange not read) and the missed cards' true outlines (red)
 //! to `$TMPDIR/probe-<set>-<index>.png`. The tool to follow one bad line of
 //! the accuracy report down to its cause:
-//! `cargo run --release --example probe_frame -- decks 14`
+//! `cargo run --release --example probe_frame -- decks 14` (and a frame of
+//! `accuracy --unseen 2`: `-- decks 14 2`).
 use arbiter::vision::cards::{Identify, find};
-use arbiter::vision::fixtures::tables::{DeckModels, factors, render_frame, table_sets};
+use arbiter::vision::fixtures::tables::{DeckModels, factors, render_frame, table_sets_seeded};
 use image::{Rgb, RgbImage};
 
 fn dist(a: (f32, f32), b: (f32, f32)) -> f32 {
@@ -30,13 +31,21 @@ fn draw(frame: &mut RgbImage, corners: &[(f32, f32); 4], colour: Rgb<u8>) {
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [set, index] = args.as_slice() else {
-        return Err("usage: probe_frame SET INDEX (as the accuracy report names a frame)".into());
+    let (set, index, unseen) = match args.as_slice() {
+        [set, index] => (set, index, 0),
+        [set, index, n] => (
+            set,
+            index,
+            n.parse::<u64>().map_err(|_| format!("{n}: not a number"))?,
+        ),
+        _ => {
+            return Err("usage: probe_frame SET INDEX [UNSEEN] (as the accuracy report names a frame; UNSEEN as its --unseen)".into());
+        }
     };
     let index: usize = index
         .parse()
         .map_err(|_| format!("{index}: not an index"))?;
-    let sets = table_sets();
+    let sets = table_sets_seeded(unseen * 1_000_000);
     let set_frames = &sets
         .iter()
         .find(|s| s.name == set)
@@ -126,12 +135,17 @@ fn main() -> Result<(), String> {
             );
         }
     }
-    // CROP=x0,y0,x1,y1: that part of the frame, unmarked, four times as
-    // large, beside the marked picture.
+    // CROP=x0,y0,x1,y1: that part of the frame, unmarked (marked too with
+    // MARKED set), four times as large, beside the marked picture.
     if let Ok(crop) = std::env::var("CROP") {
         let v: Vec<u32> = crop.split(',').filter_map(|x| x.parse().ok()).collect();
         if let [x0, y0, x1, y1] = v[..] {
-            let part = image::imageops::crop_imm(&scene.image, x0, y0, x1 - x0, y1 - y0).to_image();
+            let from = if std::env::var_os("MARKED").is_some() {
+                &picture
+            } else {
+                &scene.image
+            };
+            let part = image::imageops::crop_imm(from, x0, y0, x1 - x0, y1 - y0).to_image();
             let big = image::imageops::resize(
                 &part,
                 4 * (x1 - x0),
