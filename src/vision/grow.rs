@@ -53,11 +53,15 @@ const GAPS_UNKNOWN: [f32; 3] = [0.0, 0.25, 0.5];
 /// colour block, a plain back) and be placed half a card off, so a read
 /// must be clearer than the deck's own threshold. Over the varied sets
 /// (the print fit, the twins' colour split and every twin compared
-/// faded): 0.65 reads 92.75% right and none wrong; 0.6 reads 92.89% but
+/// faded; before reads were held when moved): 0.65 reads 92.75% right and none wrong; 0.6 reads 92.89% but
 /// one card wrong (a 41 px black pawn read as the rook on black felt);
 /// 0.55 and 0.5 read 93.35% and 93.46% with none wrong on these frames,
 /// but the pawn shows that reads under 0.65 can be wrong, and which
 /// cells such a bar lets through depends on the order they are reached.
+/// On frames of the same specs drawn with other seeds (`accuracy --unseen
+/// 1` and `2`, 6,649 cells, every grown read held when moved) 0.5 read
+/// 1.0% more right and 2 cards more wrong: a white knight read as the
+/// bishop, a blue king as the bishop.
 const GROWN_SURE: f32 = 0.65;
 /// How surely a back must read where the table's colour fills its outline
 /// (see [`BACK_SHADE`]).
