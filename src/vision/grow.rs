@@ -674,6 +674,10 @@ pub(super) struct Effort {
     /// The centres of the outlines fitted: a cell predicted again from
     /// another seed is not fitted twice.
     fitted: RefCell<Vec<(f32, f32)>>,
+    /// The outlines predicted and read as nothing, each with whether a
+    /// read had to hold halfway back: the passes after the first predict
+    /// most of the same outlines again.
+    unread: RefCell<Vec<([(f32, f32); 4], bool)>>,
 }
 
 impl Effort {
@@ -682,7 +686,17 @@ impl Effort {
             climbs: Cell::new(CLIMB_BUDGET),
             fits: Cell::new(FIT_BUDGET),
             fitted: RefCell::new(Vec::new()),
+            unread: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Whether `q` was predicted before and read as nothing, with a read
+    /// held to `halfway` or less (a read held halfway back is the
+    /// stricter).
+    fn read_nothing_at(&self, q: &[(f32, f32); 4], halfway: bool) -> bool {
+        self.unread.borrow().iter().any(|(u, strict)| {
+            (halfway || !strict) && u.iter().zip(q).all(|(a, b)| dist(*a, *b) < SAME_OUTLINE)
+        })
     }
 
     /// Whether the outline predicted at `centre` (of a card `short`
@@ -705,6 +719,32 @@ impl Effort {
 /// `halfway`, a read at a nudged outline must hold halfway back.
 #[allow(clippy::too_many_arguments)]
 fn read_predicted(
+    frame: &RgbImage,
+    hands: &Hands,
+    table: Option<&TableModel>,
+    id: &dyn Identify,
+    r: &Ruler,
+    centre: (f32, f32),
+    predicted: &[(f32, f32); 4],
+    effort: &Effort,
+    halfway: bool,
+    back_shade: Option<f32>,
+) -> Option<Detected> {
+    if effort.read_nothing_at(predicted, halfway) {
+        return None;
+    }
+    let read = read_predicted_anew(
+        frame, hands, table, id, r, centre, predicted, effort, halfway, back_shade,
+    );
+    if read.is_none() {
+        effort.unread.borrow_mut().push((*predicted, halfway));
+    }
+    read
+}
+
+/// [`read_predicted`] for an outline not read as nothing before.
+#[allow(clippy::too_many_arguments)]
+fn read_predicted_anew(
     frame: &RgbImage,
     hands: &Hands,
     table: Option<&TableModel>,
@@ -787,6 +827,10 @@ fn read_predicted(
         });
     holds.then_some(d)
 }
+
+/// How near, pixels, each corner of an outline predicted again lies to
+/// one read as nothing for it not to be read again.
+const SAME_OUTLINE: f32 = 1.0;
 
 /// How far [`holds_when_moved`] lets each side move onto the card's edge,
 /// over the card's short side ...
