@@ -677,8 +677,11 @@ pub(super) struct Effort {
     /// The outlines predicted and read as nothing, each with whether a
     /// read had to hold halfway back: the passes after the first predict
     /// most of the same outlines again.
-    unread: RefCell<Vec<([(f32, f32); 4], bool)>>,
+    unread: RefCell<Vec<(Outline, bool)>>,
 }
+
+/// A card's outline: its corners in portrait order.
+type Outline = [(f32, f32); 4];
 
 impl Effort {
     pub(super) fn new() -> Self {
