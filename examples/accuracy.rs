@@ -71,25 +71,12 @@ fn main() -> Result<(), String> {
     }
     println!("\nvaried sets (fixtures/tables):");
     let mut recs = Recognisers::new(root);
-    let mut frames: Vec<FrameScore> = Vec::new();
-    let mut all = Score::default();
+    let mut sets = Vec::new();
     for set in tables {
-        let scored = run_varied_set(&set, &mut recs)?;
-        let mut score = Score::default();
-        for f in &scored {
-            score.add(&f.score);
-        }
-        let mut times: Vec<Duration> = scored.iter().map(|f| f.time).collect();
-        let m = median(&mut times);
         let name = set.file_name().unwrap_or_default().to_string_lossy();
-        println!("{name:<9} {score}  median {m:.1?}/frame");
-        all.add(&score);
-        frames.extend(scored);
+        sets.push((name.to_string(), run_varied_set(&set, &mut recs)?));
     }
-    let mut times: Vec<Duration> = frames.iter().map(|f| f.time).collect();
-    let m = median(&mut times);
-    println!("{:<9} {all}  median {m:.1?}/frame", "all");
-    report(&frames, args.iter().any(|a| a == "--frames"));
+    report(sets, args.iter().any(|a| a == "--frames"));
     Ok(())
 }
 
@@ -97,30 +84,34 @@ fn main() -> Result<(), String> {
 fn unseen(root: &Path, n: u64) -> Result<(), String> {
     println!("varied sets' specs, seeds moved on by {n} million (frames never tuned on):");
     let mut recs = Recognisers::new(root);
+    let mut sets = Vec::new();
+    for set in table_sets_seeded(n * 1_000_000) {
+        sets.push((set.name.to_string(), run_rendered_set(&set, &mut recs)?));
+    }
+    report(sets, std::env::args().any(|a| a == "--frames"));
+    Ok(())
+}
+
+/// Each set's line (its frames scored), all sets' line, the per-factor
+/// tables, and with `each` every frame, worst first.
+fn report(sets: Vec<(String, Vec<FrameScore>)>, each: bool) {
     let mut frames: Vec<FrameScore> = Vec::new();
     let mut all = Score::default();
-    for set in table_sets_seeded(n * 1_000_000) {
-        let scored = run_rendered_set(&set, &mut recs)?;
+    for (name, scored) in sets {
         let mut score = Score::default();
         for f in &scored {
             score.add(&f.score);
         }
         let mut times: Vec<Duration> = scored.iter().map(|f| f.time).collect();
         let m = median(&mut times);
-        println!("{:<9} {score}  median {m:.1?}/frame", set.name);
+        println!("{name:<9} {score}  median {m:.1?}/frame");
         all.add(&score);
         frames.extend(scored);
     }
     let mut times: Vec<Duration> = frames.iter().map(|f| f.time).collect();
     let m = median(&mut times);
     println!("{:<9} {all}  median {m:.1?}/frame", "all");
-    report(&frames, std::env::args().any(|a| a == "--frames"));
-    Ok(())
-}
-
-/// The per-factor tables, and with `each` every frame, worst first.
-fn report(frames: &[FrameScore], each: bool) {
-    print!("{}", factor_tables(frames));
+    print!("{}", factor_tables(&frames));
     if each {
         println!("\nframes, worst first:");
         let mut worst: Vec<&FrameScore> = frames.iter().collect();
