@@ -53,8 +53,9 @@ const GAPS_UNKNOWN: [f32; 3] = [0.0, 0.25, 0.5];
 /// colour block, a plain back) and be placed half a card off, so a read
 /// must be clearer than the deck's own threshold. Over the varied sets
 /// (the print fit, the twins' colour split and every twin compared
-/// faded; before reads were held when moved): 0.65 reads 92.75% right and none wrong; 0.6 reads 92.89% but
-/// one card wrong (a 41 px black pawn read as the rook on black felt);
+/// faded; before reads were held when moved): 0.65 reads 92.75% right
+/// and none wrong; 0.6 reads 92.89% but one card wrong (a 41 px black
+/// pawn read as the rook on black felt);
 /// 0.55 and 0.5 read 93.35% and 93.46% with none wrong on these frames,
 /// but the pawn shows that reads under 0.65 can be wrong, and which
 /// cells such a bar lets through depends on the order they are reached.
@@ -696,7 +697,7 @@ impl Effort {
     /// Whether `q` was predicted before and read as nothing, with a read
     /// held to `halfway` or less (a read held halfway back is the
     /// stricter).
-    fn read_nothing_at(&self, q: &[(f32, f32); 4], halfway: bool) -> bool {
+    fn read_nothing_at(&self, q: &Outline, halfway: bool) -> bool {
         self.unread.borrow().iter().any(|(u, strict)| {
             (halfway || !strict) && u.iter().zip(q).all(|(a, b)| dist(*a, *b) < SAME_OUTLINE)
         })
@@ -843,13 +844,13 @@ const HOLD_SHIFT: f32 = 0.06;
 
 /// Whether the card `d`, read where an outline was predicted, reads as no
 /// other card at that outline snapped again onto the nearest edges, nor
-/// shifted a little along each of its four directions. An outline moved until a print fits it, or fitted to
-/// edges a few degrees off the card's, can frame another kind's print
-/// inside the card (two bars of the stand-in deck's five, a bishop's
-/// head turned into a rook's): the card read where it truly lies says
-/// otherwise. Over frames drawn from the varied sets' specs with other
-/// seeds, 3 of the 4 cards read wrong were read so (the committed frames
-/// lose one card to it, none wrong).
+/// shifted a little along each of its four directions. An outline moved
+/// until a print fits it, or fitted to edges a few degrees off the
+/// card's, can frame another kind's print inside the card (two bars of
+/// the stand-in deck's five, a bishop's head turned into a rook's): the
+/// card read where it truly lies says otherwise. On frames drawn from the
+/// varied sets' specs with other seeds, 4 cards were read wrong so; the
+/// committed frames read the same with the check as without.
 fn holds_when_moved(frame: &RgbImage, hands: &Hands, id: &dyn Identify, d: &Detected) -> bool {
     let other = |q: &[(f32, f32); 4]| {
         let again = judge(frame, hands, &quad_of(portrait(*q)), id, Source::Region);

@@ -2524,8 +2524,15 @@ mod tests {
         for deck in ["silhouette", "stand-in", "letters", "outline"] {
             let (named, pieces) = washed_twins_never_named(deck);
             // Not a reader that names nothing: as many reads name the card
-            // as half the coloured pieces, at least.
-            assert!(2 * named >= pieces, "{deck}: {named} read right");
+            // as there are pieces in the silhouette deck (its 18 coloured
+            // pieces read 39 times), as half the coloured pieces in the
+            // others (whose thin or faint prints a veil soon erases).
+            let least = if deck == "silhouette" {
+                pieces
+            } else {
+                pieces.div_ceil(2)
+            };
+            assert!(named >= least, "{deck}: {named} read right");
         }
     }
 
