@@ -782,7 +782,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         .filter(|(d, _)| matches!(d.token, Some(Token::Up(_))))
         .count();
     if !on_felt && faces < LOST_BELOW {
-        read_opened(frame, &hands, id, least_short, &mut out);
+        read_opened(frame, &hands, table.as_ref(), id, least_short, &mut out);
     }
     let hand = if on_felt {
         felt.hand_present()
@@ -1696,6 +1696,7 @@ fn read_at(out: &[(Detected, Source)], quad: &Quad) -> bool {
 fn read_opened(
     frame: &RgbImage,
     hands: &Hands,
+    table: Option<&TableModel>,
     id: &dyn Identify,
     least_short: f32,
     out: &mut Vec<(Detected, Source)>,
@@ -1764,6 +1765,7 @@ fn read_opened(
         return;
     };
     let effort = super::grow::Effort::new();
+    let seen = super::grow::Seen::of(frame, table, out, id);
     let mut tried: Vec<(f32, f32)> = Vec::new();
     for quad in near {
         // Read at the faces' size, one card's outlines are one.
@@ -1775,7 +1777,9 @@ fn read_opened(
             continue;
         }
         tried.push(quad.centre);
-        if let Some(d) = super::grow::read_rough(frame, hands, id, &quad, size, &effort) {
+        if let Some(d) =
+            super::grow::read_rough(frame, hands, table, id, &quad, size, seen, &effort)
+        {
             replace_unread(out, d);
         }
     }

@@ -77,6 +77,13 @@ const MAX_TRIES: usize = 300;
 /// Above this share of table-coloured pixels, a predicted outline is an
 /// empty cell.
 const EMPTY: f32 = 0.5;
+/// At or above this share a predicted outline is bare table, where the
+/// faces read in the frame lie off the table's model (each at most
+/// [`FACE_APART`] table-like): no card is there, printed or not.
+const BARE: f32 = 0.98;
+/// The most table-like share of a face read (its paper, mostly) for the
+/// table's model to tell this deck's cards from the table.
+const FACE_APART: f32 = 0.5;
 
 /// A read card's geometry: its centre, its side directions (unit) and
 /// lengths.
@@ -319,7 +326,7 @@ pub(super) fn grow(
         .count();
     let both_ways = turned_faces >= 4;
     let pitch = layout_pitch_or_gap(&rulers, both_ways);
-    let back_shade = back_shade(frame, dets, id);
+    let seen = Seen::of(frame, table, dets, id);
     let mut queue: Vec<usize> = (0..dets.len()).filter(|&i| is_read(&dets[i].0)).collect();
     let mut tried: Vec<((f32, f32), usize)> = Vec::new();
     effort.climbs.set(CLIMB_BUDGET);
@@ -378,7 +385,7 @@ pub(super) fn grow(
                             &predicted,
                             effort,
                             false,
-                            back_shade,
+                            seen,
                         )
                     })
                 else {
@@ -447,7 +454,7 @@ pub(super) fn complete(
         return;
     }
     let typical = typical_shapes(&shapes);
-    let back_shade = back_shade(frame, dets, id);
+    let seen = Seen::of(frame, table, dets, id);
     let occupied: Vec<(i32, i32)> = placement
         .cells
         .iter()
@@ -503,7 +510,7 @@ pub(super) fn complete(
                 }
                 tries += 1;
                 let Some(d) = read_predicted(
-                    frame, hands, table, id, &ruler, centre, &predicted, effort, true, back_shade,
+                    frame, hands, table, id, &ruler, centre, &predicted, effort, true, seen,
                 ) else {
                     continue;
                 };
@@ -638,6 +645,39 @@ fn back_shade(frame: &RgbImage, dets: &[(Detected, Source)], id: &dyn Identify) 
     Some(id.back_lightness()? * super::cards::faces_paper(frame, dets)?)
 }
 
+/// What the cards read so far tell of the cells predicted about them.
+#[derive(Clone, Copy)]
+pub(super) struct Seen {
+    /// The lightness a back shows in this frame (see [`back_shade`]).
+    back_shade: Option<f32>,
+    /// The table's model tells this deck's faces from the table: a face
+    /// is read, and every face read is at most [`FACE_APART`]
+    /// table-like.
+    faces_apart: bool,
+}
+
+impl Seen {
+    pub(super) fn of(
+        frame: &RgbImage,
+        table: Option<&TableModel>,
+        dets: &[(Detected, Source)],
+        id: &dyn Identify,
+    ) -> Seen {
+        let faces_apart = table.is_some_and(|t| {
+            let mut faces = dets
+                .iter()
+                .filter(|(d, _)| is_read(d) && matches!(d.token, Some(Token::Up(_))))
+                .peekable();
+            faces.peek().is_some()
+                && faces.all(|(d, _)| t.share_in(frame, &d.corners) <= FACE_APART)
+        });
+        Seen {
+            back_shade: back_shade(frame, dets, id),
+            faces_apart,
+        }
+    }
+}
+
 /// Adds a card found to `dets`, marking the outlines left unread within
 /// half its short side (`short`) as replaced by it in `replaced`, which
 /// runs beside `dets`.
@@ -732,13 +772,13 @@ fn read_predicted(
     predicted: &[(f32, f32); 4],
     effort: &Effort,
     halfway: bool,
-    back_shade: Option<f32>,
+    seen: Seen,
 ) -> Option<Detected> {
     if effort.read_nothing_at(predicted, halfway) {
         return None;
     }
     let read = read_predicted_anew(
-        frame, hands, table, id, r, centre, predicted, effort, halfway, back_shade,
+        frame, hands, table, id, r, centre, predicted, effort, halfway, seen,
     );
     if read.is_none() {
         effort.unread.borrow_mut().push((*predicted, halfway));
@@ -758,18 +798,21 @@ fn read_predicted_anew(
     predicted: &[(f32, f32); 4],
     effort: &Effort,
     halfway: bool,
-    back_shade: Option<f32>,
+    seen: Seen,
 ) -> Option<Detected> {
     // A plain back is any plain rectangle: where the table's colour fills
     // the outline (an empty cell), only a face counts. A white face on a
     // white table is still read. A model that takes nearly anything for
     // cloth says nothing of the cell.
-    let empty = table.is_some_and(|m| m.tells_cards() && m.share_in(frame, predicted) > EMPTY);
+    let share = table
+        .filter(|m| m.tells_cards())
+        .map_or(0.0, |m| m.share_in(frame, predicted));
+    let empty = share > EMPTY;
     // Unless the cloth is as dark as the deck's back there (`cloth_back`):
     // a back of the cloth's own colour fills the outline with it too, and
     // is read where it reads surely and its design shows.
     let cloth_back = empty
-        && back_shade.is_some_and(|b| {
+        && seen.back_shade.is_some_and(|b| {
             let l = super::cards::lightness_in(frame, predicted).0;
             (BACK_SHADE.0 * b..=BACK_SHADE.1 * b).contains(&l)
         });
@@ -777,8 +820,13 @@ fn read_predicted_anew(
     // An empty cell with no print in its middle holds no face, and no
     // back but one of the cloth's shade: nothing is read there. (Over the
     // varied sets, four predicted outlines in ten are such cells, and
-    // none of them read; each cost an outline fitted three ways.)
-    if empty && !cloth_back && !shows_design(frame, predicted) {
+    // none of them read; each cost an outline fitted three ways.) Nor
+    // does bare table where the model tells the faces from it, whatever
+    // its middle shows: wood's grain and a plank's seam pass for a
+    // design, and each such cell cost 15 ms of fitting a print to the
+    // grain (most of the time of a sparse layout on wood).
+    let bare = seen.faces_apart && share >= BARE;
+    if empty && !cloth_back && (bare || !shows_design(frame, predicted)) {
         return None;
     }
     let read = |snapped: Option<[(f32, f32); 4]>| {
@@ -876,12 +924,15 @@ fn holds_when_moved(frame: &RgbImage, hands: &Hands, id: &dyn Identify, d: &Dete
 /// and turn, from a blob the cloth's pattern misshaped) and whose size is
 /// `size` (short and long sides): as a neighbour's predicted outline is
 /// read ([`read_predicted`]), lying either way round.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn read_rough(
     frame: &RgbImage,
     hands: &Hands,
+    table: Option<&TableModel>,
     id: &dyn Identify,
     rough: &Quad,
     size: (f32, f32),
+    seen: Seen,
     effort: &Effort,
 ) -> Option<Detected> {
     let unread = |corners: [(f32, f32); 4], centre: (f32, f32)| Detected {
@@ -921,14 +972,14 @@ pub(super) fn read_rough(
             read_predicted(
                 frame,
                 hands,
-                None,
+                table,
                 id,
                 &Ruler::of(&d),
                 c,
                 &d.corners,
                 effort,
                 false,
-                None,
+                seen,
             )
         })
 }
@@ -1817,5 +1868,81 @@ mod tests {
             (short - 0.6).abs() < 0.03 && (long - 0.8).abs() < 0.03,
             "a card 0.6 by 0.8 of its cell, typical {typical:?}"
         );
+    }
+
+    /// A deck's reader that counts the prints it is asked to fit.
+    struct CountingFits<'a> {
+        id: &'a dyn Identify,
+        fits: Cell<usize>,
+    }
+
+    impl Identify for CountingFits<'_> {
+        fn identify(&self, card: &RgbImage) -> (Option<Token>, f32) {
+            self.id.identify(card)
+        }
+        fn identify_in(&self, frame: &RgbImage, q: &[(f32, f32); 4]) -> (Option<Token>, f32) {
+            self.id.identify_in(frame, q)
+        }
+        fn identify_rough_in(&self, frame: &RgbImage, q: &Outline) -> (Option<Token>, f32) {
+            self.id.identify_rough_in(frame, q)
+        }
+        fn identify_placed_in(
+            &self,
+            frame: &RgbImage,
+            q: &Outline,
+            rough: bool,
+        ) -> (crate::vision::cards::Read, Outline) {
+            self.id.identify_placed_in(frame, q, rough)
+        }
+        fn back_lightness(&self) -> Option<f32> {
+            self.id.back_lightness()
+        }
+        fn print_fit(&self, frame: &RgbImage, q: &Outline, searched: bool) -> Option<PrintFit> {
+            self.fits.set(self.fits.get() + 1);
+            self.id.print_fit(frame, q, searched)
+        }
+    }
+
+    /// One printed white pawn on a table of `kind`, 52 px wide, as the
+    /// demo's first move is filmed.
+    fn one_card_on(kind: crate::vision::scene::surface::SurfaceKind) -> RgbImage {
+        use crate::table::{Cell as Square, Table};
+        use crate::vision::fixtures::Deck;
+        use crate::vision::scene::surface::Surface;
+        use crate::vision::scene::{SceneParams, felt, render};
+        let table = Table::parse_grid("wP", Square::new(0, 0)).expect("a table");
+        let mut params = SceneParams {
+            pitch_px: 56.0,
+            layout_rotation_deg: 12.0,
+            ..SceneParams::clean()
+        };
+        params.look.surface = Some(Surface::random(kind, 52.0, 11));
+        render(&table, &params, &|c| Deck::Printed.image(c), &felt(256, 0)).image
+    }
+
+    /// Every cell about a lone card on wood is bare wood, whose grain and
+    /// plank seams pass for a print's design, and so are the blobs the
+    /// grain makes when the frame is looked at again for its cards: where
+    /// the table's model tells the card read from the wood, no print is
+    /// fitted there (82 were, each of a dozen reads, most of the frame's
+    /// time).
+    #[test]
+    fn bare_wood_about_a_card_is_not_searched_for_a_print() {
+        use crate::vision::cards::find;
+        use crate::vision::scene::surface::SurfaceKind;
+        use crate::vision::templates::DeckModel;
+        let reader = |kind| {
+            let id = CountingFits {
+                id: DeckModel::bundled(),
+                fits: Cell::new(0),
+            };
+            let found = find(&one_card_on(kind), &id);
+            let read: Vec<_> = found.cards.iter().filter_map(|d| d.token).collect();
+            (read, id.fits.get())
+        };
+        let pawn = Token::parse("wP").ok().flatten().expect("a token");
+        let (read, fits) = reader(SurfaceKind::LightWood);
+        assert_eq!(read, [pawn]);
+        assert_eq!(fits, 0, "prints fitted on bare wood");
     }
 }
