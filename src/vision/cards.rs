@@ -1023,6 +1023,39 @@ pub(super) fn lightness_in(frame: &RgbImage, q: &[(f32, f32); 4]) -> (f32, f32) 
     mean_and_paper(v)
 }
 
+/// The chromaticity inside a card's outline, sampled as [`lightness_in`]
+/// samples it: red and blue over the sum of the three channels, each
+/// channel lifted by a few levels so that a dark colour's noise does not
+/// swing it. `None` for no samples.
+pub(super) fn chroma_in(frame: &RgbImage, q: &[(f32, f32); 4]) -> Option<(f32, f32)> {
+    const N: usize = 10;
+    let (mut sum, mut n) = ([0.0f32; 3], 0);
+    for i in 0..N {
+        for j in 0..N {
+            let (u, w) = (
+                0.12 + 0.76 * (i as f32 + 0.5) / N as f32,
+                0.12 + 0.76 * (j as f32 + 0.5) / N as f32,
+            );
+            let (x, y) = bilinear(q, u, w);
+            if let Some(c) = outline::sample(frame, x, y) {
+                for k in 0..3 {
+                    sum[k] += c[k];
+                }
+                n += 1;
+            }
+        }
+    }
+    if n == 0 {
+        return None;
+    }
+    let [r, g, b] = sum.map(|v| v / n as f32 + CHROMA_LIFT);
+    let total = r + g + b;
+    Some((r / total, b / total))
+}
+
+/// Levels added to each channel before [`chroma_in`] divides.
+const CHROMA_LIFT: f32 = 8.0;
+
 /// Lightness of a colour, 0–255: `(R + 2G + B) / 4`.
 pub(super) fn lightness(c: [f32; 3]) -> f32 {
     (c[0] + 2.0 * c[1] + c[2]) / 4.0

@@ -70,6 +70,11 @@ const SURE_BACK: f32 = 0.8;
 /// The lightness, over the deck's back's as the faces' paper in the frame
 /// scales it, of a cell of cloth that may be a back of the cloth's colour.
 const BACK_SHADE: (f32, f32) = (0.6, 1.6);
+/// How far apart in chromaticity (red's or blue's share, see
+/// [`super::cards::chroma_in`]) a cell of cloth and the backs read in the
+/// frame may be for the cloth to pass for a back of its colour: a navy
+/// back is not grey slate of its lightness.
+const BACK_CHROMA: f32 = 0.05;
 /// From how many seeds one cell is predicted at most.
 const SEEDS_PER_CELL: usize = 2;
 /// The most outlines predicted in one frame (each costs a read).
@@ -650,6 +655,9 @@ fn back_shade(frame: &RgbImage, dets: &[(Detected, Source)], id: &dyn Identify) 
 pub(super) struct Seen {
     /// The lightness a back shows in this frame (see [`back_shade`]).
     back_shade: Option<f32>,
+    /// The chromaticity of the backs read in this frame (their median's,
+    /// see [`super::cards::chroma_in`]), if any is.
+    back_chroma: Option<(f32, f32)>,
     /// The table's model tells this deck's faces from the table: a face
     /// is read, and every face read is at most [`FACE_APART`]
     /// table-like.
@@ -671,8 +679,16 @@ impl Seen {
             faces.peek().is_some()
                 && faces.all(|(d, _)| t.share_in(frame, &d.corners) <= FACE_APART)
         });
+        let backs: Vec<(f32, f32)> = dets
+            .iter()
+            .filter(|(d, _)| is_read(d) && d.token == Some(Token::Down))
+            .filter_map(|(d, _)| super::cards::chroma_in(frame, &d.corners))
+            .collect();
+        let back_chroma = super::cards::median(backs.iter().map(|c| c.0).collect())
+            .zip(super::cards::median(backs.iter().map(|c| c.1).collect()));
         Seen {
             back_shade: back_shade(frame, dets, id),
+            back_chroma,
             faces_apart,
         }
     }
@@ -815,6 +831,10 @@ fn read_predicted_anew(
         && seen.back_shade.is_some_and(|b| {
             let l = super::cards::lightness_in(frame, predicted).0;
             (BACK_SHADE.0 * b..=BACK_SHADE.1 * b).contains(&l)
+        })
+        && seen.back_chroma.is_none_or(|b| {
+            super::cards::chroma_in(frame, predicted)
+                .is_some_and(|c| (c.0 - b.0).abs().max((c.1 - b.1).abs()) <= BACK_CHROMA)
         });
     let reach = REACH * r.short;
     // An empty cell with no print in its middle holds no face, and no
@@ -1903,14 +1923,14 @@ mod tests {
         }
     }
 
-    /// One printed white pawn on a table of `kind`, 52 px wide, as the
-    /// demo's first move is filmed.
-    fn one_card_on(kind: crate::vision::scene::surface::SurfaceKind) -> RgbImage {
+    /// The printed deck's cards of `grid` on a table of `kind`, 52 px wide
+    /// at a pitch of 56, as the demo is filmed.
+    fn cards_on(kind: crate::vision::scene::surface::SurfaceKind, grid: &str) -> RgbImage {
         use crate::table::{Cell as Square, Table};
         use crate::vision::fixtures::Deck;
         use crate::vision::scene::surface::Surface;
         use crate::vision::scene::{SceneParams, felt, render};
-        let table = Table::parse_grid("wP", Square::new(0, 0)).expect("a table");
+        let table = Table::parse_grid(grid, Square::new(0, 0)).expect("a table");
         let mut params = SceneParams {
             pitch_px: 56.0,
             layout_rotation_deg: 12.0,
@@ -1918,6 +1938,23 @@ mod tests {
         };
         params.look.surface = Some(Surface::random(kind, 52.0, 11));
         render(&table, &params, &|c| Deck::Printed.image(c), &felt(256, 0)).image
+    }
+
+    /// The cards found in `frame` and read (their tokens, sorted), and how
+    /// many prints were fitted on the way.
+    fn read_counting_fits(frame: &RgbImage) -> (Vec<String>, usize) {
+        let id = CountingFits {
+            id: crate::vision::templates::DeckModel::bundled(),
+            fits: Cell::new(0),
+        };
+        let found = crate::vision::cards::find(frame, &id);
+        let mut read: Vec<String> = found
+            .cards
+            .iter()
+            .filter_map(|d| d.token.map(|t| t.to_string()))
+            .collect();
+        read.sort();
+        (read, id.fits.get())
     }
 
     /// Every cell about a lone card on wood is bare wood, whose grain and
@@ -1928,21 +1965,21 @@ mod tests {
     /// time).
     #[test]
     fn bare_wood_about_a_card_is_not_searched_for_a_print() {
-        use crate::vision::cards::find;
         use crate::vision::scene::surface::SurfaceKind;
-        use crate::vision::templates::DeckModel;
-        let reader = |kind| {
-            let id = CountingFits {
-                id: DeckModel::bundled(),
-                fits: Cell::new(0),
-            };
-            let found = find(&one_card_on(kind), &id);
-            let read: Vec<_> = found.cards.iter().filter_map(|d| d.token).collect();
-            (read, id.fits.get())
-        };
-        let pawn = Token::parse("wP").ok().flatten().expect("a token");
-        let (read, fits) = reader(SurfaceKind::LightWood);
-        assert_eq!(read, [pawn]);
+        let (read, fits) = read_counting_fits(&cards_on(SurfaceKind::LightWood, "wP"));
+        assert_eq!(read, ["wP"]);
         assert_eq!(fits, 0, "prints fitted on bare wood");
+    }
+
+    /// Grey slate as light as the deck's navy back is no back of the
+    /// cloth's colour (a back the cloth hides is looked for in each cell):
+    /// its hue is not the backs' read beside it.
+    #[test]
+    fn slate_of_the_backs_lightness_is_not_taken_for_a_back() {
+        use crate::vision::scene::surface::SurfaceKind;
+        let frame = cards_on(SurfaceKind::GreySlate, "wP ##\nbK ##");
+        let (read, fits) = read_counting_fits(&frame);
+        assert_eq!(read, ["##", "##", "bK", "wP"]);
+        assert_eq!(fits, 0, "prints fitted on bare slate");
     }
 }
