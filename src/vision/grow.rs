@@ -597,25 +597,28 @@ const COMPLETE_LEAST: usize = 4;
 /// An outline this much larger than the cell's card is more than one card.
 const OVERSIZED: f32 = 1.3;
 
-/// A design shows in the middle of `q`: its lightness there varies by
-/// more than [`DESIGN`] times the camera's noise (estimated from the steps
+/// A design shows in the middle of `q`: its lightness there varies, about
+/// the plane that fits it, by more than [`DESIGN`] times the camera's
+/// noise (estimated from the steps
 /// between neighbouring pixels, which a design's few lines hardly move). A
 /// cell of cloth between cards, framed by their edges, can read as a back
 /// whose design is a frame within a frame; its middle is the plain cloth.
 fn shows_design(frame: &RgbImage, q: &[(f32, f32); 4]) -> bool {
     const N: usize = 12;
-    let mut levels = Vec::with_capacity(N * N);
+    // Each sample's lightness, with where it lies across and down the
+    // middle (-1 to 1).
+    let mut levels: Vec<(f32, f32, f32)> = Vec::with_capacity(N * N);
     let mut steps = Vec::with_capacity(N * N);
     let at = |x: f32, y: f32| outline::sample(frame, x, y).map(super::cards::lightness);
     for i in 0..N {
         for j in 0..N {
-            let (u, v) = (
-                0.2 + 0.6 * (i as f32 + 0.5) / N as f32,
-                0.2 + 0.6 * (j as f32 + 0.5) / N as f32,
+            let (s, t) = (
+                (i as f32 + 0.5) / N as f32 * 2.0 - 1.0,
+                (j as f32 + 0.5) / N as f32 * 2.0 - 1.0,
             );
-            let (x, y) = super::cards::bilinear(q, u, v);
+            let (x, y) = super::cards::bilinear(q, 0.5 + 0.3 * s, 0.5 + 0.3 * t);
             if let (Some(a), Some(b)) = (at(x, y), at(x + 1.0, y)) {
-                levels.push(a);
+                levels.push((s, t, a));
                 steps.push((a - b).abs());
             }
         }
@@ -623,9 +626,27 @@ fn shows_design(frame: &RgbImage, q: &[(f32, f32); 4]) -> bool {
     if levels.len() < N * N / 2 {
         return false;
     }
+    // The spread about the plane that fits the samples best: a light's
+    // gradient across a cell of plain table is no design.
     let n = levels.len() as f32;
-    let mean = levels.iter().sum::<f32>() / n;
-    let spread = (levels.iter().map(|l| (l - mean).powi(2)).sum::<f32>() / n).sqrt();
+    let mean = |f: &dyn Fn(&(f32, f32, f32)) -> f32| levels.iter().map(f).sum::<f32>() / n;
+    let (ms, mt, ml) = (mean(&|p| p.0), mean(&|p| p.1), mean(&|p| p.2));
+    let (sss, stt, sst) = (
+        mean(&|p| (p.0 - ms).powi(2)),
+        mean(&|p| (p.1 - mt).powi(2)),
+        mean(&|p| (p.0 - ms) * (p.1 - mt)),
+    );
+    let (ssl, stl) = (
+        mean(&|p| (p.0 - ms) * (p.2 - ml)),
+        mean(&|p| (p.1 - mt) * (p.2 - ml)),
+    );
+    let det = sss * stt - sst * sst;
+    let (bs, bt) = if det > 1e-6 {
+        ((ssl * stt - stl * sst) / det, (stl * sss - ssl * sst) / det)
+    } else {
+        (0.0, 0.0)
+    };
+    let spread = mean(&|p| (p.2 - ml - bs * (p.0 - ms) - bt * (p.1 - mt)).powi(2)).sqrt();
     let mid = steps.len() / 2;
     let step = *steps.select_nth_unstable_by(mid, f32::total_cmp).1;
     // The median absolute step of two pixels with noise σ each is
@@ -1981,5 +2002,26 @@ mod tests {
         let (read, fits) = read_counting_fits(&frame);
         assert_eq!(read, ["##", "##", "bK", "wP"]);
         assert_eq!(fits, 0, "prints fitted on bare slate");
+    }
+
+    /// A cell of plain white table under a lamp's gradient (10 levels
+    /// across a card, with a camera's noise of about one level) shows no
+    /// design; the same cell crossed by a back's fine lines of a few levels
+    /// does.
+    #[test]
+    fn a_light_gradient_is_no_design_and_fine_lines_are() {
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        let cell = card_at((100.0, 100.0), 60.0, 84.0, 8.0);
+        let frame = |lines: bool| {
+            let mut noise = StdRng::seed_from_u64(7);
+            RgbImage::from_fn(200, 200, |x, y| {
+                let gradient = 225.0 + 0.2 * x as f32 + 0.05 * y as f32;
+                let line = if lines && y % 6 < 2 { -6.0 } else { 0.0 };
+                let v = gradient + line + noise.random_range(-1.5..1.5f32);
+                Rgb([v.round().clamp(0.0, 255.0) as u8; 3])
+            })
+        };
+        assert!(!shows_design(&frame(false), &cell));
+        assert!(shows_design(&frame(true), &cell));
     }
 }
