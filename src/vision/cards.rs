@@ -1003,47 +1003,40 @@ pub(super) fn faces_paper(frame: &RgbImage, cards: &[(Detected, Source)]) -> Opt
     Some(papers[papers.len() / 2].max(1.0))
 }
 
-/// The mean lightness inside a card's outline and the lightness its
-/// lightest tenth reaches, sampled on a grid inside a small inset.
-pub(super) fn lightness_in(frame: &RgbImage, q: &[(f32, f32); 4]) -> (f32, f32) {
+/// The colours sampled inside a card's outline, on a 10×10 grid inside a
+/// small inset (those that fall in the frame).
+fn samples_in<'a>(
+    frame: &'a RgbImage,
+    q: &'a [(f32, f32); 4],
+) -> impl Iterator<Item = [f32; 3]> + 'a {
     const N: usize = 10;
-    let mut v = Vec::with_capacity(N * N);
-    for i in 0..N {
-        for j in 0..N {
-            let (u, w) = (
-                0.12 + 0.76 * (i as f32 + 0.5) / N as f32,
-                0.12 + 0.76 * (j as f32 + 0.5) / N as f32,
-            );
-            let (x, y) = bilinear(q, u, w);
-            if let Some(c) = outline::sample(frame, x, y) {
-                v.push(lightness(c));
-            }
-        }
-    }
-    mean_and_paper(v)
+    (0..N * N).filter_map(move |k| {
+        let (u, w) = (
+            0.12 + 0.76 * ((k / N) as f32 + 0.5) / N as f32,
+            0.12 + 0.76 * ((k % N) as f32 + 0.5) / N as f32,
+        );
+        let (x, y) = bilinear(q, u, w);
+        outline::sample(frame, x, y)
+    })
 }
 
-/// The chromaticity inside a card's outline, sampled as [`lightness_in`]
-/// samples it: red and blue over the sum of the three channels, each
-/// channel lifted by a few levels so that a dark colour's noise does not
-/// swing it. `None` for no samples.
+/// The mean lightness inside a card's outline and the lightness its
+/// lightest tenth reaches ([`samples_in`]).
+pub(super) fn lightness_in(frame: &RgbImage, q: &[(f32, f32); 4]) -> (f32, f32) {
+    mean_and_paper(samples_in(frame, q).map(lightness).collect())
+}
+
+/// The chromaticity inside a card's outline ([`samples_in`]): red and
+/// blue over the sum of the three channels, each channel lifted by a few
+/// levels so that a dark colour's noise does not swing it. `None` for no
+/// samples.
 pub(super) fn chroma_in(frame: &RgbImage, q: &[(f32, f32); 4]) -> Option<(f32, f32)> {
-    const N: usize = 10;
     let (mut sum, mut n) = ([0.0f32; 3], 0);
-    for i in 0..N {
-        for j in 0..N {
-            let (u, w) = (
-                0.12 + 0.76 * (i as f32 + 0.5) / N as f32,
-                0.12 + 0.76 * (j as f32 + 0.5) / N as f32,
-            );
-            let (x, y) = bilinear(q, u, w);
-            if let Some(c) = outline::sample(frame, x, y) {
-                for k in 0..3 {
-                    sum[k] += c[k];
-                }
-                n += 1;
-            }
+    for c in samples_in(frame, q) {
+        for k in 0..3 {
+            sum[k] += c[k];
         }
+        n += 1;
     }
     if n == 0 {
         return None;
