@@ -68,6 +68,7 @@ fn main() {
                 format!("gap {}", fac.gap_band()),
                 format!("width {}", fac.width_band()),
                 format!("deck {deck}"),
+                format!("light {}", fac.light),
             ] {
                 let e = by.entry(key).or_default();
                 e.cards += 1;

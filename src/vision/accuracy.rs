@@ -564,6 +564,18 @@ mod tests {
         }
     }
 
+    /// The outline deck's backs are the green felt's own colour, and at
+    /// 62–77 px their fine crosshatch is blurred away: only their stock's
+    /// edge and shadow, a few levels dark, show them (9 of 11 backs of
+    /// hard/002 and 5 of hard/001 were missing). A cell of black felt
+    /// framed by the silhouette deck's backs, which show their rings, is
+    /// no back (hard/003 read one there while the faint edge was taken
+    /// alone).
+    #[test]
+    fn backs_of_the_cloths_colour_are_found_by_their_faint_edge() {
+        all_read_right(&[("hard/002", 31), ("hard/001", 26), ("hard/003", 37)]);
+    }
+
     /// Touching cards make one blob and share their edges, so the finder
     /// alone reads only a dense layout's rim (27, 10 and 6 of these frames'
     /// cells). Each card read is a ruler for its neighbours, and the

@@ -840,13 +840,15 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             // (seeding from the new cards alone: 0.3% fewer right).
             super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id, &effort);
         }
+        effort.drop_plain_faint(frame, &mut cards);
     } else if !hand {
         // On felt the finder's blobs are the cards, but a card the colour
         // mask merged with another, or lost in glare, is still found
         // through the lattice. A cell of bare felt is not tried.
-        let bare = |q: &[(f32, f32); 4]| felt.bare(q);
+        let bare = |q: &[(f32, f32); 4]| felt.bare(q) && super::grow::edged(frame, q).is_none();
         let effort = super::grow::Effort::new();
         super::grow::complete(frame, &hands, None, &mut cards, id, &bare, &effort);
+        effort.drop_plain_faint(frame, &mut cards);
     }
     if let Some(back) = id.back_lightness() {
         unwash_backs(frame, &mut cards, back);

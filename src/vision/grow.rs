@@ -603,7 +603,7 @@ const OVERSIZED: f32 = 1.3;
 /// between neighbouring pixels, which a design's few lines hardly move). A
 /// cell of cloth between cards, framed by their edges, can read as a back
 /// whose design is a frame within a frame; its middle is the plain cloth.
-fn shows_design(frame: &RgbImage, q: &[(f32, f32); 4]) -> bool {
+pub(super) fn shows_design(frame: &RgbImage, q: &[(f32, f32); 4]) -> bool {
     const N: usize = 12;
     // Each sample's lightness, with where it lies across and down the
     // middle (-1 to 1).
@@ -655,6 +655,115 @@ fn shows_design(frame: &RgbImage, q: &[(f32, f32); 4]) -> bool {
     spread >= (DESIGN * noise).max(MIN_SPREAD)
 }
 
+/// The outline of a card whose faint edge runs all round `q` (a
+/// predicted outline) within [`REACH`] of it, if one does. A back of the
+/// cloth's own colour, its fine design blurred away on a small card,
+/// shows nothing else of a card: its stock's edge and its shadow, a few
+/// levels darker than the cloth, part it from the cloth. Too faint for
+/// [`outline::snap`], which looks for a step at each point of a side
+/// alone: here each half side is sought as a whole, at the offset where
+/// the mean step across it is largest, and taken only when that mean
+/// stands [`FAINT_EDGE`] times its own standard error clear of noise
+/// ([`FAINT_CLEAR`] on the mean of all eight), with the same level of
+/// cloth (not another card) on both sides of it.
+pub(super) fn edged(frame: &RgbImage, q: &[(f32, f32); 4]) -> Option<[(f32, f32); 4]> {
+    // Samples along a half side, and half pixels past the offsets tried.
+    const ALONG: usize = 12;
+    let margin = 8usize;
+    let short = (dist(q[0], q[1]) + dist(q[3], q[2])) / 2.0;
+    let reach = REACH * short;
+    let c = centroid(q);
+    let luma =
+        |x: f32, y: f32| outline::sample(frame, x, y).map(|p| (p[0] + 2.0 * p[1] + p[2]) / 4.0);
+    let offsets = (2.0 * reach / 0.5).ceil() as usize + 1;
+    let mut lines = Vec::with_capacity(4);
+    // The half sides' standing over the noise, summed.
+    let mut clear = 0.0;
+    for i in 0..4 {
+        let (a, b) = (q[i], q[(i + 1) % 4]);
+        let n = outward_normal(a, b, c);
+        let mut pts = Vec::with_capacity(2);
+        for half in 0..2 {
+            // Each sample's lightness across the side, from `reach` inside
+            // to `reach` outside, half a pixel apart, with `margin` more
+            // beyond either end for the cloth's level either side.
+            let mut profiles: Vec<Vec<f32>> = Vec::with_capacity(ALONG);
+            let mut points = Vec::with_capacity(ALONG);
+            for k in 0..ALONG {
+                let t = 0.1 + 0.4 * half as f32 + 0.4 * (k as f32 + 0.5) / ALONG as f32;
+                let p = (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
+                let prof: Option<Vec<f32>> = (0..offsets + 2 * margin)
+                    .map(|j| {
+                        let s = -reach + (j as f32 - margin as f32) * 0.5;
+                        luma(p.0 + n.0 * s, p.1 + n.1 * s)
+                    })
+                    .collect();
+                if let Some(prof) = prof {
+                    profiles.push(prof);
+                    points.push(p);
+                }
+            }
+            if profiles.len() < ALONG * 3 / 4 {
+                return None;
+            }
+            let m = profiles.len() as f32;
+            // The mean step a pixel wide at each offset, over its standard
+            // error.
+            let score = |j: usize| {
+                let steps: Vec<f32> = profiles.iter().map(|p| p[j + 2] - p[j]).collect();
+                let mean = steps.iter().sum::<f32>() / m;
+                let var = steps.iter().map(|s| (s - mean).powi(2)).sum::<f32>() / (m - 1.0);
+                (mean, mean.abs() / (var / m).sqrt().max(0.25))
+            };
+            // The same cloth a few pixels either side: a card of another
+            // shade beside the outline is a neighbour, not this card.
+            let band = |from: usize, to: usize| {
+                profiles
+                    .iter()
+                    .flat_map(|p| p[from..to].iter())
+                    .sum::<f32>()
+                    / (m * (to - from) as f32)
+            };
+            let cloth_both_sides = |j: usize| {
+                (band(j + 1 - margin, j - 3) - band(j + 5, j + margin + 1)).abs() <= FAINT_SHADE
+            };
+            let (j, (_, t)) = (margin - 1..margin + offsets - 1)
+                .filter(|&j| cloth_both_sides(j))
+                .map(|j| (j, score(j)))
+                .max_by(|x, y| x.1.1.total_cmp(&y.1.1))?;
+            if t < FAINT_EDGE {
+                return None;
+            }
+            clear += t;
+            let s = -reach + (j as f32 + 1.0 - margin as f32) * 0.5;
+            let mid = points[points.len() / 2];
+            pts.push((mid.0 + n.0 * s, mid.1 + n.1 * s));
+        }
+        lines.push((pts[0], pts[1]));
+    }
+    if clear < 8.0 * FAINT_CLEAR {
+        return None;
+    }
+    let mut out = [(0.0, 0.0); 4];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = super::cards::intersect(lines[(i + 3) % 4], lines[i])?;
+        if dist(*o, q[i]) > 2.0 * reach {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// How many standard errors clear of the noise a faint edge's mean step
+/// must stand (see [`edged`]) on each half side (the cloth's own texture
+/// reaches 5 on one side in a few hundred), ...
+const FAINT_EDGE: f32 = 4.5;
+/// ... and on the mean of the eight.
+const FAINT_CLEAR: f32 = 6.5;
+/// How much lighter or darker, in levels, the cloth may be on one side of
+/// a faint edge than on the other.
+const FAINT_SHADE: f32 = 12.0;
+
 /// How many times the camera's noise the lightness of a back's middle must
 /// vary by (see [`shows_design`]).
 const DESIGN: f32 = 2.0;
@@ -679,6 +788,8 @@ pub(super) struct Seen {
     /// The chromaticity of the backs read in this frame (their median's,
     /// see [`super::cards::chroma_in`]), if any is.
     back_chroma: Option<(f32, f32)>,
+    /// Most backs read show their design ([`shows_design`]).
+    backs_show_design: bool,
     /// The table's model tells this deck's faces from the table: a face
     /// is read, and every face read is at most [`FACE_APART`]
     /// table-like.
@@ -700,16 +811,26 @@ impl Seen {
             faces.peek().is_some()
                 && faces.all(|(d, _)| t.share_in(frame, &d.corners) <= FACE_APART)
         });
-        let backs: Vec<(f32, f32)> = dets
+        let backs: Vec<&Detected> = dets
             .iter()
             .filter(|(d, _)| is_read(d) && d.token == Some(Token::Down))
-            .filter_map(|(d, _)| super::cards::chroma_in(frame, &d.corners))
+            .map(|(d, _)| d)
+            .collect();
+        let designed = backs
+            .iter()
+            .filter(|d| shows_design(frame, &d.corners))
+            .count();
+        let backs_show_design = 2 * designed > backs.len();
+        let backs: Vec<(f32, f32)> = backs
+            .iter()
+            .filter_map(|d| super::cards::chroma_in(frame, &d.corners))
             .collect();
         let back_chroma = super::cards::median(backs.iter().map(|c| c.0).collect())
             .zip(super::cards::median(backs.iter().map(|c| c.1).collect()));
         Seen {
             back_shade: back_shade(frame, dets, id),
             back_chroma,
+            backs_show_design,
             faces_apart,
         }
     }
@@ -756,6 +877,9 @@ pub(super) struct Effort {
     /// read had to hold halfway back: the passes after the first predict
     /// most of the same outlines again.
     unread: RefCell<Vec<(Outline, bool)>>,
+    /// The centres of the backs found by their faint edge alone (see
+    /// [`edged`]) whose middle shows no design.
+    plain_faint: RefCell<Vec<(f32, f32)>>,
 }
 
 /// A card's outline: its corners in portrait order.
@@ -768,6 +892,29 @@ impl Effort {
             fits: Cell::new(FIT_BUDGET),
             fitted: RefCell::new(Vec::new()),
             unread: RefCell::new(Vec::new()),
+            plain_faint: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Drops from `dets` the backs found by their faint edge alone with
+    /// no design in their middle when another back read shows its
+    /// design: a cell of cloth framed by the edges of such backs, touching
+    /// it all round, is no plain one of them. (The frame's backs are not
+    /// all read when the first faint back is found.)
+    pub(super) fn drop_plain_faint(&self, frame: &RgbImage, dets: &mut Vec<(Detected, Source)>) {
+        let plain = self.plain_faint.borrow();
+        if plain.is_empty() {
+            return;
+        }
+        let faint = |d: &Detected| plain.iter().any(|&c| dist(c, d.centre) < 0.5);
+        let designed = dets.iter().any(|(d, _)| {
+            is_read(d)
+                && d.token == Some(Token::Down)
+                && !faint(d)
+                && shows_design(frame, &d.corners)
+        });
+        if designed {
+            dets.retain(|(d, _)| !faint(d));
         }
     }
 
@@ -885,10 +1032,30 @@ fn read_predicted_anew(
         )
     };
     let snapped = outline::snap(frame, predicted, reach, reach, Prefer::Nearest);
+    // A back of the cloth's colour: only where a plain back may lie.
+    let faint_back = || {
+        if empty && !cloth_back {
+            return None;
+        }
+        let q = quad_of(portrait(edged(frame, predicted)?));
+        // Where the backs read show their design, a back without it is
+        // a cell of cloth framed by its neighbours' edges.
+        let design = shows_design(frame, &q.corners);
+        if seen.backs_show_design && !design {
+            return None;
+        }
+        let d = judge(frame, hands, &q, id, Source::Region);
+        let back = d.token == Some(Token::Down) && d.confidence >= SURE_BACK;
+        if back && !design {
+            effort.plain_faint.borrow_mut().push(d.centre);
+        }
+        back.then_some(d)
+    };
     let d = read(snapped)
         .or_else(|| read(Some(fit_rigid(frame, predicted, reach)?)))
         .or_else(|| read(Some(settle(frame, predicted, reach)?)))
         .or_else(|| read_nudged(frame, hands, id, r, centre, predicted, halfway, cloth_back))
+        .or_else(faint_back)
         .or_else(|| {
             if !effort.may_fit(centre, r.short) {
                 return None;
@@ -2023,5 +2190,60 @@ mod tests {
         };
         assert!(!shows_design(&frame(false), &cell));
         assert!(shows_design(&frame(true), &cell));
+    }
+
+    /// A back of green felt's own colour (a shade darker, its design
+    /// blurred away) framed by a shadow line two pixels wide and a dozen
+    /// levels dark, in felt
+    /// whose noise is as strong as that line: its faint edge is found all
+    /// round, a few pixels from where it was predicted; plain felt and a
+    /// cell of felt framed by lighter cards are no such card.
+    #[test]
+    fn a_back_of_the_cloths_colour_is_found_by_its_faint_edge() {
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        let (short, long) = (60.0, 84.0);
+        let back = card_at((100.0, 110.0), short, long, 5.0);
+        let line = card_at((100.0, 110.0), short + 4.0, long + 4.0, 5.0);
+        // Cards all round the cell, touching it.
+        let around = card_at((100.0, 110.0), short + 40.0, long + 40.0, 5.0);
+        // Drawn sharp, softened as a lens does, then noisy.
+        let felt = |back_too: bool, framed: bool| {
+            let sharp = RgbImage::from_fn(220, 220, |x, y| {
+                let p = (x as f32 + 0.5, y as f32 + 0.5);
+                Rgb(if framed && !inside(&back, p) && inside(&around, p) {
+                    [220, 214, 200]
+                } else if back_too && inside(&back, p) {
+                    [36, 92, 52]
+                } else if back_too && inside(&line, p) {
+                    [30, 80, 45]
+                } else {
+                    [40, 96, 56]
+                })
+            });
+            let mut soft = image::imageops::blur(&sharp, 1.0);
+            let mut noise = StdRng::seed_from_u64(11);
+            for p in soft.pixels_mut() {
+                let n: f32 = noise.random_range(-3.0..3.0);
+                p.0 =
+                    p.0.map(|c| (f32::from(c) + n).round().clamp(0.0, 255.0) as u8);
+            }
+            soft
+        };
+        let predicted = card_at((104.0, 106.0), short, long, 0.0);
+        let found = edged(&felt(true, false), &predicted).expect("the back's faint edge");
+        for (f, t) in found.iter().zip(&back) {
+            // Near enough to read the card at (a tenth of its short
+            // side): the shadow line's outer flank is the stronger step,
+            // and two half sides measure a side's turn only roughly.
+            assert!(dist(*f, *t) < 6.0, "found {found:?}, card {back:?}");
+        }
+        assert!(
+            edged(&felt(false, false), &predicted).is_none(),
+            "plain felt"
+        );
+        assert!(
+            edged(&felt(false, true), &predicted).is_none(),
+            "framed by cards"
+        );
     }
 }
