@@ -1798,7 +1798,17 @@ fn fit_print(
     };
     let mut best = first;
     let mut scale = 2.0;
-    for _ in 0..FIT_ROUNDS {
+    for round in 0..FIT_ROUNDS {
+        // A print that will be found comes nearer fast: over the varied
+        // sets every card fitted and read was within 0.85 of its first
+        // distance after three coarse steps, and most cells that never
+        // read were not.
+        if round == FIT_EARLY_ROUNDS
+            && scale > 1.0
+            && best.distance > (FIT_EARLY_GAIN * first.distance).max(FIT_NEAR)
+        {
+            return None;
+        }
         match nearest_move(&best, 0..8, scale, false) {
             Some(n) if n.distance < best.distance => best = n,
             // The coarse steps brought no print much nearer: an empty
@@ -1852,6 +1862,10 @@ const FIT_NEAR: f32 = 0.3;
 /// How many outlines of one frame are fitted at most (each costs a few
 /// dozen reads' worth of judging).
 const FIT_BUDGET: usize = 40;
+/// How much nearer the print must have come after [`FIT_EARLY_ROUNDS`]
+/// coarse steps for [`fit_print`] to go on.
+const FIT_EARLY_GAIN: f32 = 0.85;
+const FIT_EARLY_ROUNDS: usize = 3;
 /// How many steps [`fit_print`] takes at most as the print lies ...
 const FIT_ROUNDS: usize = 12;
 /// ... and with it searched.
