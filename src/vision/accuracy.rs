@@ -576,6 +576,16 @@ mod tests {
         all_read_right(&[("hard/002", 31), ("hard/001", 26), ("hard/003", 37)]);
     }
 
+    /// A card held close to the camera, over 500 px wide (half the
+    /// frame), is larger than any layout's card: a blob that large was
+    /// taken for a block of touching cards or the table itself, and none
+    /// of these read. Clear of the frame's sides and card-shaped, it is a
+    /// card.
+    #[test]
+    fn a_card_held_close_to_the_camera_is_read() {
+        all_read_right(&[("decks/017", 1), ("decks/007", 1)]);
+    }
+
     /// Touching cards make one blob and share their edges, so the finder
     /// alone reads only a dense layout's rim (27, 10 and 6 of these frames'
     /// cells). Each card read is a ruler for its neighbours, and the

@@ -511,12 +511,25 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     let mut blocks: Vec<Vec<(f32, f32)>> = Vec::new();
     let tagged = blobs.into_iter().map(|b| (b, false));
     for (blob, thin) in tagged.chain(thin_blobs.into_iter().map(|b| (b, true))) {
-        if blob.area > max_area && blob.source == Source::Colour {
-            let boundary = Patch::new(&blob.runs).boundary();
-            blocks.push(boundary.iter().map(|e| e.p).collect());
+        let block = |blocks: &mut Vec<Vec<(f32, f32)>>| {
+            if blob.source == Source::Colour {
+                let boundary = Patch::new(&blob.runs).boundary();
+                blocks.push(boundary.iter().map(|e| e.p).collect());
+            }
+        };
+        // Larger than a layout's card: a card held close to the camera
+        // (up to half the frame wide), clear of the frame's sides, or
+        // many touching cards. The edge map parts touching cards along
+        // their seams; the colour mask holds them as one blob, a block.
+        let close_up = blob.area > max_area
+            && blob.area as f32 <= CLOSE_UP * (w * h) as f32
+            && !blob.at_border
+            && blob.source != Source::Colour;
+        if blob.area > max_area && !close_up {
+            block(&mut blocks);
             continue;
         }
-        if !(MIN_AREA..=max_area).contains(&blob.area) {
+        if blob.area < MIN_AREA {
             continue;
         }
         let patch = Patch::new(&blob.runs);
@@ -530,6 +543,10 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         // interior or its shadow. A region is eroded by the edge band all
         // round, which makes it look longer than the card.
         let near = (1.05..2.3).contains(&quad.aspect) && (0.85..1.12).contains(&fill);
+        if close_up && !near {
+            block(&mut blocks);
+            continue;
+        }
         let (quad, shaped) = if near && !blob.at_border {
             let q = match table.as_ref().and_then(|t| t.blurred()) {
                 // The blur moved the blob's outline off the card's edge:
@@ -858,6 +875,10 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         hand,
     }
 }
+
+/// The largest share of the frame a card may cover: one held close to
+/// the camera, half the frame wide.
+pub(super) const CLOSE_UP: f32 = 0.65;
 
 /// The middle value (the upper of the two middle ones), if any.
 pub(super) fn median(mut v: Vec<f32>) -> Option<f32> {

@@ -385,7 +385,8 @@ impl Blob {
 /// regions.
 pub(super) fn regions(edges: &Edges) -> Regions {
     let (w, h) = (edges.w, edges.h);
-    let max_area = w * h / 5;
+    // A card held close to the camera (see [`super::cards::CLOSE_UP`]).
+    let max_area = (super::cards::CLOSE_UP * (w * h) as f32) as usize;
     let regions = components(w, h, |i| !edges.is_edge(i));
     let mut out = Vec::new();
     let mut objects = Vec::new();
