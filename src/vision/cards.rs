@@ -511,12 +511,6 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     let mut blocks: Vec<Vec<(f32, f32)>> = Vec::new();
     let tagged = blobs.into_iter().map(|b| (b, false));
     for (blob, thin) in tagged.chain(thin_blobs.into_iter().map(|b| (b, true))) {
-        let block = |blocks: &mut Vec<Vec<(f32, f32)>>| {
-            if blob.source == Source::Colour {
-                let boundary = Patch::new(&blob.runs).boundary();
-                blocks.push(boundary.iter().map(|e| e.p).collect());
-            }
-        };
         // Larger than a layout's card: a card held close to the camera
         // (up to half the frame wide), clear of the frame's sides, or
         // many touching cards. The edge map parts touching cards along
@@ -526,7 +520,10 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
             && !blob.at_border
             && blob.source != Source::Colour;
         if blob.area > max_area && !close_up {
-            block(&mut blocks);
+            if blob.source == Source::Colour {
+                let boundary = Patch::new(&blob.runs).boundary();
+                blocks.push(boundary.iter().map(|e| e.p).collect());
+            }
             continue;
         }
         if blob.area < MIN_AREA {
@@ -543,8 +540,8 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         // interior or its shadow. A region is eroded by the edge band all
         // round, which makes it look longer than the card.
         let near = (1.05..2.3).contains(&quad.aspect) && (0.85..1.12).contains(&fill);
+        // Too large for a layout's card, and no card held close.
         if close_up && !near {
-            block(&mut blocks);
             continue;
         }
         let (quad, shaped) = if near && !blob.at_border {
