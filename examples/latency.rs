@@ -10,6 +10,8 @@
 //! - `--surface NAME,...`: the tables (default `felt,light-wood,white`).
 //! - `--fps N`: the camera's frame rate (default 15).
 //! - `--settle-ms MS`: the settle time (default the camera's).
+//! - `--keep DIR`: keep each surface's frames in `DIR/<surface>/` (to
+//!   read one again with `arbiter recognise`).
 //!
 //! For each surface it prints how many of the filmed tables were read as
 //! filmed, how many of those the referee judged (a step that causes no
@@ -68,6 +70,7 @@ struct Options {
     surfaces: Vec<String>,
     fps: f32,
     settle: Duration,
+    keep: Option<PathBuf>,
 }
 
 fn options() -> Result<Options, String> {
@@ -76,6 +79,7 @@ fn options() -> Result<Options, String> {
         surfaces: ["felt", "light-wood", "white"].map(String::from).to_vec(),
         fps: 15.0,
         settle: VisionConfig::default().settle,
+        keep: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -89,6 +93,7 @@ fn options() -> Result<Options, String> {
                 let ms: u64 = value()?.parse().map_err(|e| format!("--settle-ms: {e}"))?;
                 o.settle = Duration::from_millis(ms);
             }
+            "--keep" => o.keep = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -140,11 +145,16 @@ fn main() -> Result<(), String> {
         for (_, p) in &mut frames {
             p.look.surface = Some(Surface::random(kind, p.pitch_px, 11));
         }
-        let dir = std::env::temp_dir().join(format!("arbiter-latency-{}", std::process::id()));
+        let dir = match &o.keep {
+            Some(keep) => keep.join(name),
+            None => std::env::temp_dir().join(format!("arbiter-latency-{}", std::process::id())),
+        };
         let _ = std::fs::remove_dir_all(&dir);
         write_frames(&dir, &frames).map_err(|e| format!("{}: {e}", dir.display()))?;
         let measured = measure(&script, &dir, &frames, &o)?;
-        let _ = std::fs::remove_dir_all(&dir);
+        if o.keep.is_none() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
         print_row(name, &measured);
     }
     Ok(())

@@ -49,6 +49,7 @@ use super::live::{Health, Live, LiveEvent};
 use crate::observation::Observation;
 use crate::table::{Cell, Table, Token};
 use crate::vision::recognise::Recognition;
+use crate::vision::watch::Patches;
 
 /// One captured frame.
 pub struct Frame {
@@ -421,69 +422,6 @@ pub fn motion(prev: &Thumb, next: &Thumb) -> f32 {
         .map(|(&a, &b)| u32::from(a.abs_diff(b)))
         .sum();
     total as f32 / (THUMB_W * THUMB_H) as f32
-}
-
-/// A frame reduced to the mean colour of each 8×8 patch of its pixels:
-/// fine enough that any card changing (a swap of two faces, a flip, a red
-/// piece for a blue one) moves some patch far, coarse enough that sensor
-/// noise and a JPEG's blocks do not.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Patches {
-    w: usize,
-    h: usize,
-    mean: Vec<[u8; 3]>,
-}
-
-/// The side of a [`Patches`] patch, pixels.
-const PATCH: usize = 8;
-/// The most a patch's mean may move in any channel (0–255) for a frame to
-/// show what the last one read showed: noise moves an 8×8 mean by a level
-/// or two, and a card's glyph moves some patch by tens.
-const SAME_PATCH: u8 = 10;
-
-impl Patches {
-    pub fn of(image: &RgbImage) -> Patches {
-        let (w, h) = (
-            image.width() as usize / PATCH,
-            image.height() as usize / PATCH,
-        );
-        let stride = image.width() as usize * 3;
-        let raw = image.as_raw();
-        let mut mean = vec![[0u8; 3]; w * h];
-        let mut row = vec![0u32; w * 3];
-        for py in 0..h {
-            row.fill(0);
-            for y in py * PATCH..(py + 1) * PATCH {
-                let line = &raw[y * stride..y * stride + w * PATCH * 3];
-                for (px, patch) in line.chunks_exact(PATCH * 3).enumerate() {
-                    for p in patch.chunks_exact(3) {
-                        row[px * 3] += u32::from(p[0]);
-                        row[px * 3 + 1] += u32::from(p[1]);
-                        row[px * 3 + 2] += u32::from(p[2]);
-                    }
-                }
-            }
-            let n = (PATCH * PATCH) as u32;
-            for px in 0..w {
-                mean[py * w + px] = std::array::from_fn(|k| ((row[px * 3 + k] + n / 2) / n) as u8);
-            }
-        }
-        Patches { w, h, mean }
-    }
-
-    /// `other` shows what this frame shows: the same size, and no patch
-    /// moved by more than [`SAME_PATCH`] in any channel. A frame smaller
-    /// than a patch is never the same (nothing of it was compared); the
-    /// few pixels past the last whole patch are not compared.
-    pub fn same(&self, other: &Patches) -> bool {
-        !self.mean.is_empty()
-            && (self.w, self.h) == (other.w, other.h)
-            && self
-                .mean
-                .iter()
-                .zip(&other.mean)
-                .all(|(a, b)| a.iter().zip(b).all(|(&x, &y)| x.abs_diff(y) <= SAME_PATCH))
-    }
 }
 
 /// How [`spawn`] runs a source.

@@ -13,6 +13,7 @@ use crate::input::live::Live;
 use crate::vision::calibration::Calibration;
 use crate::vision::recognise::{Deck, Recogniser};
 use crate::vision::templates::DeckModel;
+use crate::vision::watch::Watcher;
 
 /// How to read a camera input.
 #[derive(Clone, Debug)]
@@ -74,9 +75,10 @@ pub fn open(input: &str, cfg: &VisionConfig) -> anyhow::Result<Live> {
         settle: cfg.settle,
         ..SettleConfig::default()
     };
+    let mut watcher = Watcher::new(recogniser);
     Ok(frames::spawn(
         source,
-        Box::new(move |img| recogniser.recognise(img)),
+        Box::new(move |img| watcher.read(img)),
         FramesConfig {
             settle,
             realtime: cfg.realtime,

@@ -2368,7 +2368,7 @@ fn sides(q: &[(f32, f32); 4]) -> [((f32, f32), (f32, f32)); 4] {
 }
 
 /// Distance from a convex quadrilateral's outline, negative inside.
-fn signed_distance(q: &[(f32, f32); 4], p: (f32, f32)) -> f32 {
+pub(super) fn signed_distance(q: &[(f32, f32); 4], p: (f32, f32)) -> f32 {
     sides(q)
         .iter()
         .map(|(a, n)| (p.0 - a.0) * n.0 + (p.1 - a.1) * n.1)

@@ -15,3 +15,4 @@ pub mod recognise;
 pub mod record;
 pub mod scene;
 pub mod templates;
+pub mod watch;

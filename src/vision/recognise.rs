@@ -93,6 +93,12 @@ impl Recogniser {
     /// the cells come from the cards alone, and the reading's `note` says
     /// why.
     pub fn recognise(&self, frame: &RgbImage) -> Recognition {
+        self.recognise_placed(frame).0
+    }
+
+    /// [`Self::recognise`], and the outline each cell's card was read at
+    /// (none for a cell two cards were placed on).
+    pub(crate) fn recognise_placed(&self, frame: &RgbImage) -> (Recognition, Vec<Placed>) {
         let finding = find(frame, self.deck.model());
         let (dets, busy) = (finding.cards, finding.hand);
         let size = frame.dimensions();
@@ -105,6 +111,7 @@ impl Recogniser {
             None => (lattice::fit_read(&dets), None),
         };
         let mut cells: Vec<Reading> = Vec::new();
+        let mut placed: Vec<Placed> = Vec::new();
         if let Some(p) = placement {
             for &(cell, i) in &p.cells {
                 let d = &dets[i];
@@ -117,12 +124,19 @@ impl Recogniser {
                     Some(r) => {
                         r.token = Token::Unreadable;
                         r.confidence = r.confidence.min(confidence);
+                        placed.retain(|p| p.cell != cell);
                     }
-                    None => cells.push(Reading {
-                        cell,
-                        token,
-                        confidence,
-                    }),
+                    None => {
+                        cells.push(Reading {
+                            cell,
+                            token,
+                            confidence,
+                        });
+                        placed.push(Placed {
+                            cell,
+                            corners: d.corners,
+                        });
+                    }
                 }
             }
         }
@@ -130,6 +144,18 @@ impl Recogniser {
         let note = stale.map(|s| {
             format!("{s}; cells come from the cards alone until `arbiter calibrate` is run again")
         });
-        Recognition { busy, cells, note }
+        (Recognition { busy, cells, note }, placed)
     }
+
+    pub(crate) fn model(&self) -> &DeckModel {
+        self.deck.model()
+    }
+}
+
+/// Where a cell's card lay in the frame it was read from.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Placed {
+    pub cell: Cell,
+    /// Its outline, portrait order (see [`crate::vision::cards::Detected`]).
+    pub corners: [(f32, f32); 4],
 }

@@ -5,7 +5,9 @@
 //! player at work) followed by still frames; a `busy` step becomes hand
 //! frames only. The camera, the cloth and every card's place stay put from
 //! frame to frame ([`SceneParams::anchor`]), so a frame source replaying
-//! the recording settles on exactly the script's tables.
+//! the recording settles on exactly the script's tables; a card put down
+//! anew (swapped, flipped, replaced) lands a little elsewhere, as by hand
+//! ([`SceneParams::laid_again`]).
 
 use crate::observation::Observation;
 use crate::script::Script;
@@ -81,7 +83,7 @@ pub fn film(script: &Script, how: &Filming) -> Vec<(Table, SceneParams)> {
     let mut frames = Vec::new();
     let mut last: Option<Table> = None;
     let mut k = 0u32;
-    let mut hand = |table: &Table, frames: &mut Vec<(Table, SceneParams)>| {
+    let mut hand = |table: &Table, scene: &SceneParams, frames: &mut Vec<(Table, SceneParams)>| {
         for _ in 0..how.hand {
             k += 1;
             let mut p = scene.clone();
@@ -96,15 +98,23 @@ pub fn film(script: &Script, how: &Filming) -> Vec<(Table, SceneParams)> {
     for obs in script.observations() {
         match obs {
             Observation::Table(t) => {
-                if last.is_some() {
-                    hand(t, &mut frames);
+                if let Some(before) = &last {
+                    for (cell, token) in t.iter() {
+                        if before.get(cell).is_some_and(|b| b != token) {
+                            match scene.laid_again.iter_mut().find(|l| l.0 == cell) {
+                                Some(l) => l.1 += 1,
+                                None => scene.laid_again.push((cell, 1)),
+                            }
+                        }
+                    }
+                    hand(t, &scene, &mut frames);
                 }
                 frames.extend((0..how.still).map(|_| (t.clone(), scene.clone())));
                 last = Some(t.clone());
             }
             Observation::Busy => {
                 let t = last.clone().unwrap_or_default();
-                hand(&t, &mut frames);
+                hand(&t, &scene, &mut frames);
             }
             _ => {}
         }

@@ -134,6 +134,11 @@ pub struct SceneParams {
     /// cell, so that cards stay put from frame to frame as the board grows.
     /// `None` centres each table on its own bounding box.
     pub anchor: Option<(f32, f32)>,
+    /// A recording: how many times a cell's card has been put down anew
+    /// (a SWAP, a FLIP, a card replaced). Each time it lands a little
+    /// elsewhere, its jitter, turn and skew drawn again, as a card put
+    /// down by hand does. Cells not named: never.
+    pub laid_again: Vec<(Cell, u32)>,
     pub seed: u64,
     /// A recording's frame: the sensor's noise differs from frame to frame
     /// while everything else stays. 0 (a photograph) draws it from `seed`
@@ -168,6 +173,9 @@ impl std::fmt::Debug for SceneParams {
         if self.frame != 0 {
             d.field("frame", &self.frame);
         }
+        if !self.laid_again.is_empty() {
+            d.field("laid_again", &self.laid_again);
+        }
         if self.look != Look::default() {
             d.field("look", &self.look);
         }
@@ -200,6 +208,7 @@ impl SceneParams {
             jpeg_quality: None,
             hand: None,
             anchor: None,
+            laid_again: Vec::new(),
             seed: 0,
             frame: 0,
             look: Look::default(),
@@ -1089,7 +1098,9 @@ fn layout(table: &Table, p: &SceneParams) -> Layout {
         let mut cell_rng;
         let layout_rng = if p.anchor.is_some() {
             let key = (cell.col as u32 as u64) << 32 | cell.row as u32 as u64;
-            cell_rng = StdRng::seed_from_u64(p.seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let again = p.laid_again.iter().find(|l| l.0 == cell).map_or(0, |l| l.1);
+            let seed = p.seed ^ u64::from(again).wrapping_mul(0xD1B5_4A32_D192_ED03);
+            cell_rng = StdRng::seed_from_u64(seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             &mut cell_rng
         } else {
             &mut layout_rng

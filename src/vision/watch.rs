@@ -1,0 +1,446 @@
+//! A camera's frames read one after another. A frame that shows what the
+//! last one read showed is not read again; one in which, since the table
+//! last lay still, only cards already on it changed (a SWAP, a FLIP, a
+//! card turned) has just those cards, and their neighbours, read again
+//! where they lay. Anything else (a card placed where none
+//! was, a hand, the camera bumped, a card the second look cannot name
+//! surely) is read whole, as a single photo is.
+//!
+//! Reading a whole frame costs a few hundred milliseconds on one core;
+//! reading two cards a few tens. The referee's verdict waits on the first
+//! read of the first still frame after a move, so this is most of the
+//! delay from a card lying still to its flag.
+
+use image::RgbImage;
+
+use super::cards::{Identify, dist, signed_distance};
+use super::grow::centroid;
+use super::outline::{Prefer, snap};
+use super::recognise::{Placed, Recogniser, Recognition};
+
+/// A frame reduced to the mean colour of each 8×8 patch of its pixels:
+/// fine enough that any card changing (a swap of two faces, a flip, a red
+/// piece for a blue one) moves some patch far, coarse enough that sensor
+/// noise and a JPEG's blocks do not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Patches {
+    w: usize,
+    h: usize,
+    mean: Vec<[u8; 3]>,
+}
+
+/// The side of a [`Patches`] patch, pixels.
+const PATCH: usize = 8;
+/// The most a patch's mean may move in any channel (0–255) for a frame to
+/// show what the last one read showed: noise moves an 8×8 mean by a level
+/// or two, and a card's glyph moves some patch by tens.
+const SAME_PATCH: u8 = 10;
+
+impl Patches {
+    pub fn of(image: &RgbImage) -> Patches {
+        let (w, h) = (
+            image.width() as usize / PATCH,
+            image.height() as usize / PATCH,
+        );
+        let stride = image.width() as usize * 3;
+        let raw = image.as_raw();
+        let mut mean = vec![[0u8; 3]; w * h];
+        let mut row = vec![0u32; w * 3];
+        for py in 0..h {
+            row.fill(0);
+            for y in py * PATCH..(py + 1) * PATCH {
+                let line = &raw[y * stride..y * stride + w * PATCH * 3];
+                for (px, patch) in line.chunks_exact(PATCH * 3).enumerate() {
+                    for p in patch.chunks_exact(3) {
+                        row[px * 3] += u32::from(p[0]);
+                        row[px * 3 + 1] += u32::from(p[1]);
+                        row[px * 3 + 2] += u32::from(p[2]);
+                    }
+                }
+            }
+            let n = (PATCH * PATCH) as u32;
+            for px in 0..w {
+                mean[py * w + px] = std::array::from_fn(|k| ((row[px * 3 + k] + n / 2) / n) as u8);
+            }
+        }
+        Patches { w, h, mean }
+    }
+
+    /// `other` shows what this frame shows: the same size, and no patch
+    /// moved by more than [`SAME_PATCH`] in any channel. A frame smaller
+    /// than a patch is never the same (nothing of it was compared); the
+    /// few pixels past the last whole patch are not compared.
+    pub fn same(&self, other: &Patches) -> bool {
+        !self.mean.is_empty() && self.moved(other).is_some_and(|m| m.is_empty())
+    }
+
+    /// The patches (as indices) that moved by more than [`SAME_PATCH`] in
+    /// some channel from this frame to `other`; `None` when the frames
+    /// differ in size.
+    fn moved(&self, other: &Patches) -> Option<Vec<usize>> {
+        ((self.w, self.h) == (other.w, other.h)).then(|| {
+            let far = |(a, b): (&[u8; 3], &[u8; 3])| {
+                a.iter().zip(b).any(|(&x, &y)| x.abs_diff(y) > SAME_PATCH)
+            };
+            (0..self.mean.len())
+                .filter(|&i| far((&self.mean[i], &other.mean[i])))
+                .collect()
+        })
+    }
+
+    /// The centre of patch `i`, in the frame's pixels.
+    fn centre(&self, i: usize) -> (f32, f32) {
+        let half = PATCH as f32 / 2.0;
+        let (x, y) = (i % self.w, i / self.w);
+        ((x * PATCH) as f32 + half, (y * PATCH) as f32 + half)
+    }
+
+    /// Patch `i` lies along the frame's edge.
+    fn on_edge(&self, i: usize) -> bool {
+        let (x, y) = (i % self.w, i / self.w);
+        x == 0 || y == 0 || x + 1 == self.w || y + 1 == self.h
+    }
+}
+
+/// Reads a camera's frames in turn (see the module's notes).
+pub struct Watcher {
+    recogniser: Recogniser,
+    /// The last frame read with no hand seen over it, as far as it was
+    /// read, and whether a later frame showed it again (the table lay
+    /// still).
+    latest: Option<(Calm, bool)>,
+    /// The last frame that lay still: what a move is read against. A frame
+    /// with a hand over the cards is not always seen busy, and must not
+    /// be what the table after the move is compared with.
+    still: Option<Calm>,
+    last: Look,
+}
+
+/// What a calm frame showed.
+#[derive(Clone)]
+struct Calm {
+    /// Its patches.
+    patches: Patches,
+    recognition: Recognition,
+    placed: Vec<Placed>,
+}
+
+/// How the watcher read a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Look {
+    /// Whole, as a photo.
+    #[default]
+    Whole,
+    /// As a calm frame before it: nothing moved.
+    Same,
+    /// The still frame's reading with this many cards read again.
+    Again(usize),
+}
+
+/// The most cards read again in one frame before the whole frame is read:
+/// a move changes at most two cells, a capture's FLIP a third, and a card
+/// put down a little off where the last one lay moves the patches along
+/// its neighbours' edges too.
+const MOST_READ_AGAIN: usize = 6;
+
+/// How far outside a card's outline (over its short side) a moved patch
+/// may lie and still be taken for that card's: a card put down where
+/// another lay is rarely within a pixel of it.
+const OUTSIDE: f32 = 0.15;
+
+/// How far a card read again may lie from where the card before it lay
+/// (its centre, over its short side) and still be on that cell.
+const DRIFT: f32 = 0.2;
+
+/// The least confidence at which a card read again is taken: the reader's
+/// own bar for a card it names, and a little more, since the frame is
+/// read whole when in doubt.
+const SURE_AGAIN: f32 = 0.7;
+
+impl Watcher {
+    pub fn new(recogniser: Recogniser) -> Self {
+        Watcher {
+            recogniser,
+            latest: None,
+            still: None,
+            last: Look::Whole,
+        }
+    }
+
+    /// Reads the next frame.
+    pub fn read(&mut self, frame: &RgbImage) -> Recognition {
+        let patches = Patches::of(frame);
+        // The last frame read, filmed again: the table lies still.
+        if let Some((latest, confirmed)) = &mut self.latest
+            && latest.patches.same(&patches)
+        {
+            if !*confirmed {
+                *confirmed = true;
+                self.still = Some(latest.clone());
+            }
+            self.last = Look::Same;
+            return latest.recognition.clone();
+        }
+        if let Some(still) = &self.still
+            && let Some(moved) = still.patches.moved(&patches)
+        {
+            let again = if moved.is_empty() {
+                Some((still.clone(), Look::Same))
+            } else {
+                self.read_again(still, frame, &patches, &moved)
+                    .map(|(calm, n)| (calm, Look::Again(n)))
+            };
+            if let Some((calm, look)) = again {
+                let recognition = calm.recognition.clone();
+                self.latest = Some((calm, false));
+                self.last = look;
+                return recognition;
+            }
+        }
+        self.last = Look::Whole;
+        let (recognition, placed) = self.recogniser.recognise_placed(frame);
+        self.latest = (!recognition.busy).then(|| {
+            let calm = Calm {
+                patches,
+                recognition: recognition.clone(),
+                placed,
+            };
+            (calm, false)
+        });
+        recognition
+    }
+
+    /// How the last frame was read.
+    pub fn last_look(&self) -> Look {
+        self.last
+    }
+
+    /// The still frame `calm`'s reading with the cards under the `moved`
+    /// patches read again in `frame`, and how many; `None` when the frame
+    /// must be read whole.
+    fn read_again(
+        &self,
+        calm: &Calm,
+        frame: &RgbImage,
+        patches: &Patches,
+        moved: &[usize],
+    ) -> Option<(Calm, usize)> {
+        // Each moved patch is taken for the card it lies deepest in, or
+        // nearest outside; one on no card's (a card placed beside the
+        // layout, a hand's shadow) or on the frame's edge (an arm reaching
+        // in) wants the whole frame.
+        let mut cards: Vec<usize> = Vec::new();
+        for &i in moved {
+            if patches.on_edge(i) {
+                return None;
+            }
+            let at = patches.centre(i);
+            let (k, _) = calm
+                .placed
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (k, signed_distance(&p.corners, at) / short_side(&p.corners)))
+                .filter(|&(_, d)| d <= OUTSIDE)
+                .min_by(|a, b| a.1.total_cmp(&b.1))?;
+            if !cards.contains(&k) {
+                cards.push(k);
+                if cards.len() > MOST_READ_AGAIN {
+                    return None;
+                }
+            }
+        }
+        let model = self.recogniser.model();
+        let mut recognition = calm.recognition.clone();
+        let mut placed = calm.placed.clone();
+        for &k in &cards {
+            let before = &calm.placed[k];
+            let short = short_side(&before.corners);
+            // The card put down lies near the one before: its edges are
+            // sought a little either side of the old ones.
+            let band = OUTSIDE * short + 2.0;
+            let outline = snap(frame, &before.corners, band, band, Prefer::Nearest)
+                .filter(|s| {
+                    s.iter()
+                        .zip(&before.corners)
+                        .all(|(a, b)| dist(*a, *b) <= 1.5 * band)
+                })
+                .unwrap_or(before.corners);
+            let ((token, confidence), at) = model.identify_placed_in(frame, &outline, true);
+            let token = token.filter(|_| confidence >= SURE_AGAIN)?;
+            if dist(centroid(&at), centroid(&before.corners)) > DRIFT * short {
+                return None;
+            }
+            let reading = recognition
+                .cells
+                .iter_mut()
+                .find(|r| r.cell == before.cell)?;
+            (reading.token, reading.confidence) = (token, confidence);
+            placed[k].corners = at;
+        }
+        let calm = Calm {
+            patches: patches.clone(),
+            recognition,
+            placed,
+        };
+        Some((calm, cards.len()))
+    }
+}
+
+/// The mean of a card outline's two short sides.
+fn short_side(q: &[(f32, f32); 4]) -> f32 {
+    ((dist(q[0], q[1]) + dist(q[3], q[2])) / 2.0).max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{Cell, Table};
+    use crate::vision::fixtures::Deck;
+    use crate::vision::scene::{HandParams, SceneParams, felt, render};
+
+    /// A recording's camera: every card stays put from frame to frame but
+    /// those put down anew (`laid_again`), which land a little elsewhere.
+    fn shot(text: &str, frame: u64, laid_again: &[(i32, i32)]) -> RgbImage {
+        shot_with(text, frame, laid_again, None)
+    }
+
+    fn shot_with(
+        text: &str,
+        frame: u64,
+        laid_again: &[(i32, i32)],
+        hand: Option<HandParams>,
+    ) -> RgbImage {
+        let table = Table::parse_grid(text, Cell::new(0, 0)).unwrap();
+        let params = SceneParams {
+            pitch_px: 80.0,
+            layout_rotation_deg: 7.0,
+            per_card_skew_deg: 3.0,
+            gap_jitter_px: 2.0,
+            tilt_deg: 12.0,
+            light_gradient: 0.2,
+            blur_sigma: 0.6,
+            noise_sigma: 2.0,
+            jpeg_quality: Some(90),
+            anchor: Some((1.5, 1.0)),
+            laid_again: laid_again
+                .iter()
+                .map(|&(c, r)| (Cell::new(c, r), 1))
+                .collect(),
+            hand,
+            seed: 5,
+            frame,
+            ..SceneParams::clean()
+        };
+        let scene = render(&table, &params, &|c| Deck::Printed.image(c), &felt(128, 3));
+        match &scene.jpeg {
+            Some(bytes) => image::load_from_memory(bytes).unwrap().to_rgb8(),
+            None => scene.image,
+        }
+    }
+
+    /// `t` moved so that its bounds start at (0, 0): cells are named from
+    /// the cards seen.
+    fn normalised(t: &Table) -> Table {
+        let Some((lo, _)) = t.bounds() else {
+            return t.clone();
+        };
+        t.iter()
+            .map(|(c, tok)| (Cell::new(c.col - lo.col, c.row - lo.row), tok))
+            .collect()
+    }
+
+    fn truth(text: &str) -> Table {
+        Table::parse_grid(text, Cell::new(0, 0)).unwrap()
+    }
+
+    const BEFORE: &str = "wN bB ## rQ\nuP ## wK bR\n## yN bP ##\n";
+    /// BEFORE with wN and bB swapped, and uP flipped face down.
+    const AFTER: &str = "bB wN ## rQ\n## ## wK bR\n## yN bP ##\n";
+
+    #[test]
+    fn a_still_table_is_read_once_and_a_move_reads_just_the_cards_it_changed() {
+        let mut w = Watcher::new(Recogniser::bundled());
+        let first = w.read(&shot(BEFORE, 1, &[]));
+        assert_eq!(w.last_look(), Look::Whole);
+        assert_eq!(normalised(&first.table()), truth(BEFORE));
+        // The same table, filmed again with other sensor noise.
+        assert_eq!(w.read(&shot(BEFORE, 2, &[])), first);
+        assert_eq!(w.last_look(), Look::Same);
+        // The SWAP and the FLIP: three cards, each put down a little off
+        // where the card before lay.
+        let moved = [(0, 0), (1, 0), (0, 1)];
+        let frame = shot(AFTER, 3, &moved);
+        let after = w.read(&frame);
+        assert!(
+            matches!(w.last_look(), Look::Again(3..=MOST_READ_AGAIN)),
+            "{:?}",
+            w.last_look()
+        );
+        assert_eq!(normalised(&after.table()), truth(AFTER));
+        // As the whole frame reads.
+        assert_eq!(
+            after.table(),
+            Recogniser::bundled().recognise(&frame).table()
+        );
+        // And that table filmed again is still.
+        assert_eq!(w.read(&shot(AFTER, 4, &moved)).table(), after.table());
+        assert_eq!(w.last_look(), Look::Same);
+    }
+
+    #[test]
+    fn a_card_placed_or_taken_away_reads_the_whole_frame() {
+        let mut w = Watcher::new(Recogniser::bundled());
+        w.read(&shot(BEFORE, 1, &[]));
+        w.read(&shot(BEFORE, 2, &[]));
+        // A card put down beside the layout: on no card seen before.
+        let placed = "wN bB ## rQ wB\nuP ## wK bR ..\n## yN bP ## ..\n";
+        let read = w.read(&shot(placed, 3, &[]));
+        assert_eq!(w.last_look(), Look::Whole);
+        assert_eq!(normalised(&read.table()), truth(placed));
+        w.read(&shot(placed, 4, &[]));
+        assert_eq!(w.last_look(), Look::Same);
+        // A card taken away: its cell reads nothing surely.
+        let taken = "wN bB ## rQ wB\nuP ## .. bR ..\n## yN bP ## ..\n";
+        let read = w.read(&shot(taken, 5, &[]));
+        assert_eq!(w.last_look(), Look::Whole);
+        assert_eq!(normalised(&read.table()), truth(taken));
+    }
+
+    #[test]
+    fn the_table_after_a_hand_is_compared_with_the_table_before_it() {
+        let mut w = Watcher::new(Recogniser::bundled());
+        w.read(&shot(BEFORE, 1, &[]));
+        w.read(&shot(BEFORE, 2, &[]));
+        // A hand over the cards, seen busy or not: read whole, and never
+        // what the next frame is read against.
+        let hand = HandParams {
+            reach: 0.45,
+            from_deg: Some(200.0),
+            size: 1.0,
+        };
+        let moved = [(0, 0), (1, 0), (0, 1)];
+        w.read(&shot_with(AFTER, 3, &moved, Some(hand)));
+        assert_eq!(w.last_look(), Look::Whole);
+        let after = w.read(&shot(AFTER, 4, &moved));
+        assert!(
+            matches!(w.last_look(), Look::Again(3..=MOST_READ_AGAIN)),
+            "{:?}",
+            w.last_look()
+        );
+        assert_eq!(normalised(&after.table()), truth(AFTER));
+    }
+
+    #[test]
+    fn light_that_changes_over_the_whole_table_reads_the_whole_frame() {
+        let mut w = Watcher::new(Recogniser::bundled());
+        let frame = shot(BEFORE, 1, &[]);
+        w.read(&frame);
+        let mut dimmer = frame.clone();
+        for p in dimmer.pixels_mut() {
+            p.0 = p.0.map(|v| (f32::from(v) * 0.8) as u8);
+        }
+        let read = w.read(&dimmer);
+        assert_eq!(w.last_look(), Look::Whole);
+        assert_eq!(normalised(&read.table()), truth(BEFORE));
+    }
+}
