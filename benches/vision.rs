@@ -18,6 +18,7 @@ use arbiter::vision::cards::{Identify, detect, rectify};
 use arbiter::vision::recognise::{Deck, Recogniser};
 use arbiter::vision::scene::{HandParams, Scene, SceneParams, felt, render};
 use arbiter::vision::templates::DeckModel;
+use arbiter::vision::watch::{Look, Watcher};
 use divan::{Bencher, black_box};
 
 fn main() {
@@ -221,4 +222,53 @@ fn varied(frame: &str) -> (image::RgbImage, Recogniser) {
 fn recognise_varied(bencher: Bencher, frame: &str) {
     let (image, r) = varied(frame);
     bencher.bench_local(|| r.recognise(black_box(&image)));
+}
+
+/// The camera input reading the frame after a move (a SWAP and a FLIP)
+/// against the still table before it: just the cards that changed, and
+/// their neighbours, are read again (see `arbiter::vision::watch`). With
+/// `recognise_*`, what a move's verdict waits on; a card placed where none
+/// was is read whole.
+#[divan::bench(sample_count = 20, sample_size = 1)]
+fn watch_a_move(bencher: Bencher) {
+    // A recording's camera: the cards stay put, but those put down anew.
+    let shot = |table: &str, frame: u64, laid: &[(i32, i32)]| {
+        let params = SceneParams {
+            anchor: Some((1.5, 1.5)),
+            laid_again: laid.iter().map(|&(c, r)| (Cell::new(c, r), 1)).collect(),
+            frame,
+            ..tilted()
+        };
+        let t = Table::parse_grid(table, Cell::new(0, 0)).expect("the bench table parses");
+        render(&t, &params, &card_image, &felt(128, 3)).image
+    };
+    // wK and bQ swapped, yP turned face down.
+    let after_table = "bQ wK ## rB\nuN ## wR ##\nbK ## rQ uB\n## wN bP yR\n";
+    let laid = [(0, 0), (1, 0), (1, 1)];
+    let (still, again) = (shot(TABLE, 1, &[]), shot(TABLE, 2, &[]));
+    let after = shot(after_table, 3, &laid);
+    let primed = || {
+        let mut w = Watcher::new(Recogniser::bundled());
+        w.read(&still);
+        w.read(&again);
+        w
+    };
+    let mut w = primed();
+    let read = w.read(&after);
+    assert!(
+        matches!(w.last_look(), Look::Again(_)),
+        "read whole: {:?}",
+        w.last_look()
+    );
+    let want = Table::parse_grid(after_table, Cell::new(0, 0)).expect("the table parses");
+    let at = |t: &Table| {
+        let (lo, _) = t.bounds().unwrap_or_default();
+        t.iter()
+            .map(|(c, tok)| (Cell::new(c.col - lo.col, c.row - lo.row), tok))
+            .collect::<Table>()
+    };
+    assert_eq!(at(&read.table()), want, "the move read wrong");
+    bencher
+        .with_inputs(primed)
+        .bench_local_values(|mut w| w.read(black_box(&after)));
 }

@@ -10,6 +10,9 @@
 //! - `--surface NAME,...`: the tables (default `felt,light-wood,white`).
 //! - `--fps N`: the camera's frame rate (default 15).
 //! - `--settle-ms MS`: the settle time (default the camera's).
+//! - `--whole`: every changed frame read whole, as a photo (not only the
+//!   cards that changed since the table lay still), to measure what that
+//!   saves.
 //! - `--keep DIR`: keep each surface's frames in `DIR/<surface>/` (to
 //!   read one again with `arbiter recognise`).
 //!
@@ -71,6 +74,7 @@ struct Options {
     fps: f32,
     settle: Duration,
     keep: Option<PathBuf>,
+    whole: bool,
 }
 
 fn options() -> Result<Options, String> {
@@ -80,6 +84,7 @@ fn options() -> Result<Options, String> {
         fps: 15.0,
         settle: VisionConfig::default().settle,
         keep: None,
+        whole: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -93,6 +98,7 @@ fn options() -> Result<Options, String> {
                 let ms: u64 = value()?.parse().map_err(|e| format!("--settle-ms: {e}"))?;
                 o.settle = Duration::from_millis(ms);
             }
+            "--whole" => o.whole = true,
             "--keep" => o.keep = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown option {other}")),
         }
@@ -209,6 +215,7 @@ fn measure(
         settle: o.settle,
         fps: o.fps,
         realtime: true,
+        whole_frames: o.whole,
         ..VisionConfig::default()
     };
     let started = Instant::now();
@@ -265,6 +272,9 @@ fn measure(
         read += 1;
         let still_at = started + Duration::from_secs_f64(spells[k].0 as f64 / f64::from(o.fps));
         latencies[k] = first_event(step).map(|at| at.saturating_duration_since(still_at));
+        if std::env::var_os("SHOW").is_some() {
+            eprintln!("table {k} (frame {}): {:?}", spells[k].0, latencies[k]);
+        }
     }
     let flag = |v: &serde_json::Value| v["event"] == "flag";
     let raised = lines

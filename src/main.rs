@@ -254,6 +254,7 @@ impl MatArgs {
                 .unwrap_or(default.settle),
             fps: self.fps,
             realtime: self.realtime,
+            ..default
         }
     }
 }

@@ -269,6 +269,14 @@ impl Settler {
         }
     }
 
+    /// A frame that moved this much from the one before is busy, whatever
+    /// it shows.
+    pub fn moving(&self, motion: Option<f32>) -> bool {
+        motion
+            .zip(self.cfg.motion)
+            .is_some_and(|(m, limit)| m > limit)
+    }
+
     /// One frame's recognition, captured `at`; `motion` is its [`motion`]
     /// from the frame before, if measured.
     pub fn push(
@@ -277,10 +285,7 @@ impl Settler {
         rec: &Recognition,
         motion: Option<f32>,
     ) -> Option<Observation> {
-        let moving = motion
-            .zip(self.cfg.motion)
-            .is_some_and(|(m, limit)| m > limit);
-        if rec.busy || moving {
+        if rec.busy || self.moving(motion) {
             self.window = None;
             if self.busy {
                 return None;
@@ -609,7 +614,11 @@ fn run(
                     Some((seen, rec)) if seen.same(&patches) => rec.clone(),
                     _ => {
                         let rec = recognise(&frame.image);
-                        last_read = Some((patches, rec.clone()));
+                        // A card seen but not read may be read in the next
+                        // frame, with its own noise: such a reading is not
+                        // kept for the frames after.
+                        let unread = rec.cells.iter().any(|r| r.token == Token::Unreadable);
+                        last_read = (!unread).then(|| (patches, rec.clone()));
                         rec
                     }
                 };
@@ -619,13 +628,13 @@ fn run(
                     }
                     last_note = rec.note.clone();
                 }
-                let moved = cfg.settle.motion.map(|_| {
+                let moved = cfg.settle.motion.and_then(|_| {
                     let thumb = Thumb::of(&frame.image);
                     let m = prev.as_ref().map(|p| motion(p, &thumb));
                     prev = Some(thumb);
                     m
                 });
-                let obs = settler.push(frame.at, &rec, moved.flatten());
+                let obs = settler.push(frame.at, &rec, moved);
                 report(obs, &settler, &mut shown)?;
             }
             Ok(None) => {
@@ -1417,6 +1426,29 @@ mod tests {
                 0, 0, WN
             )]))))
         );
+    }
+
+    /// A reading with a card seen but not read is not kept for the frames
+    /// after: their own noise may let the card be read.
+    #[test]
+    fn a_table_with_a_card_not_read_is_read_again_in_each_frame() {
+        let d = TempDir::new("unread");
+        for i in 0..5 {
+            let img = RgbImage::from_pixel(64, 48, Rgb(BLUE));
+            img.save(d.0.join(format!("{i:02}.png"))).unwrap();
+        }
+        let read = std::sync::Arc::new(AtomicU32::new(0));
+        let count = read.clone();
+        let live = spawn(
+            Box::new(DirSource::open(&d.0, 10.0).unwrap()),
+            Box::new(move |image: &RgbImage| {
+                count.fetch_add(1, Ordering::SeqCst);
+                by_colour(image)
+            }),
+            FramesConfig::default(),
+        );
+        let events = collect(live);
+        assert_eq!(read.load(Ordering::SeqCst), 5, "{events:?}");
     }
 
     /// Whatever changes on a table changes some 8×8 patch far more than a

@@ -27,6 +27,10 @@ pub struct VisionConfig {
     pub fps: f32,
     /// Replay a recording at its own pace rather than as fast as it reads.
     pub realtime: bool,
+    /// Read every changed frame whole, as a photo, rather than only the
+    /// cards that changed since the table lay still (see
+    /// [`crate::vision::watch`]): to measure what that saves.
+    pub whole_frames: bool,
 }
 
 impl Default for VisionConfig {
@@ -37,6 +41,7 @@ impl Default for VisionConfig {
             settle: SettleConfig::default().settle,
             fps: 10.0,
             realtime: false,
+            whole_frames: false,
         }
     }
 }
@@ -75,10 +80,15 @@ pub fn open(input: &str, cfg: &VisionConfig) -> anyhow::Result<Live> {
         settle: cfg.settle,
         ..SettleConfig::default()
     };
-    let mut watcher = Watcher::new(recogniser);
+    let read: Box<dyn FnMut(&image::RgbImage) -> _ + Send> = if cfg.whole_frames {
+        Box::new(move |img| recogniser.recognise(img))
+    } else {
+        let mut watcher = Watcher::new(recogniser);
+        Box::new(move |img| watcher.read(img))
+    };
     Ok(frames::spawn(
         source,
-        Box::new(move |img| watcher.read(img)),
+        read,
         FramesConfig {
             settle,
             realtime: cfg.realtime,

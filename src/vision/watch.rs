@@ -1,10 +1,12 @@
 //! A camera's frames read one after another. A frame that shows what the
-//! last one read showed is not read again; one in which, since the table
-//! last lay still, only cards already on it changed (a SWAP, a FLIP, a
-//! card turned) has just those cards, and their neighbours, read again
-//! where they lay. Anything else (a card placed where none
-//! was, a hand, the camera bumped, a card the second look cannot name
-//! surely) is read whole, as a single photo is.
+//! last one read showed is not read again. One in which, since the table
+//! last lay still, only cards on it changed (a SWAP, a FLIP, a card
+//! turned), or cards were put down beside them, has just those cards (and
+//! the neighbours whose edges they touch) read, where the card before lay
+//! or where a card beside the others would lie. Anything else (a hand, a
+//! card taken away, the camera bumped, a card put down apart from the
+//! others, a card the second look cannot name surely) is read whole, as a
+//! single photo is.
 //!
 //! Reading a whole frame costs a few hundred milliseconds on one core;
 //! reading two cards a few tens. The referee's verdict waits on the first
@@ -13,10 +15,11 @@
 
 use image::RgbImage;
 
-use super::cards::{Identify, dist, signed_distance};
+use super::cards::{Identify, Outline, dist, signed_distance};
 use super::grow::centroid;
 use super::outline::{Prefer, snap};
-use super::recognise::{Placed, Recogniser, Recognition};
+use super::recognise::{Placed, Reading, Recogniser, Recognition};
+use crate::table::{Cell, Token};
 
 /// A frame reduced to the mean colour of each 8×8 patch of its pixels:
 /// fine enough that any card changing (a swap of two faces, a flip, a red
@@ -131,9 +134,11 @@ pub enum Look {
     /// Whole, as a photo.
     #[default]
     Whole,
-    /// As a calm frame before it: nothing moved.
+    /// As a calm frame before it: nothing moved. (Its cards seen but not
+    /// read are looked at again.)
     Same,
-    /// The still frame's reading with this many cards read again.
+    /// The still frame's reading with this many cards read (again, or
+    /// where they were put down beside the others).
     Again(usize),
 }
 
@@ -171,15 +176,19 @@ impl Watcher {
     pub fn read(&mut self, frame: &RgbImage) -> Recognition {
         let patches = Patches::of(frame);
         // The last frame read, filmed again: the table lies still.
-        if let Some((latest, confirmed)) = &mut self.latest
+        if let Some((mut latest, confirmed)) = self.latest.take()
             && latest.patches.same(&patches)
         {
-            if !*confirmed {
-                *confirmed = true;
+            // A card seen but not read is looked at again in each frame:
+            // another frame's noise may let it be read.
+            self.look_again_at_unread(&mut latest, frame);
+            if !confirmed {
                 self.still = Some(latest.clone());
             }
+            let recognition = latest.recognition.clone();
+            self.latest = Some((latest, true));
             self.last = Look::Same;
-            return latest.recognition.clone();
+            return recognition;
         }
         if let Some(still) = &self.still
             && let Some(moved) = still.patches.moved(&patches)
@@ -215,6 +224,22 @@ impl Watcher {
         self.last
     }
 
+    /// Reads again, in `frame`, the cards of `calm` seen but not read.
+    fn look_again_at_unread(&self, calm: &mut Calm, frame: &RgbImage) {
+        for p in &mut calm.placed {
+            let Some(reading) = calm.recognition.cells.iter_mut().find(|r| r.cell == p.cell) else {
+                continue;
+            };
+            if reading.token != Token::Unreadable {
+                continue;
+            }
+            if let Some((token, confidence, at)) = self.read_at(frame, &p.corners) {
+                (reading.token, reading.confidence) = (token, confidence);
+                p.corners = at;
+            }
+        }
+    }
+
     /// The still frame `calm`'s reading with the cards under the `moved`
     /// patches read again in `frame`, and how many; `None` when the frame
     /// must be read whole.
@@ -230,46 +255,47 @@ impl Watcher {
         // layout, a hand's shadow) or on the frame's edge (an arm reaching
         // in) wants the whole frame.
         let mut cards: Vec<usize> = Vec::new();
+        // The cells beside the cards, where a card may be put down, each
+        // with the outline a card there would have; worked out only when
+        // a patch moved off every card.
+        let mut beside: Option<Vec<Placed>> = None;
+        let mut fresh: Vec<usize> = Vec::new();
+        let deepest = |outlines: &mut dyn Iterator<Item = &[(f32, f32); 4]>, at| {
+            outlines
+                .enumerate()
+                .map(|(k, q)| (k, signed_distance(q, at) / short_side(q)))
+                .filter(|&(_, d)| d <= OUTSIDE)
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(k, _)| k)
+        };
         for &i in moved {
             if patches.on_edge(i) {
                 return None;
             }
             let at = patches.centre(i);
-            let (k, _) = calm
-                .placed
-                .iter()
-                .enumerate()
-                .map(|(k, p)| (k, signed_distance(&p.corners, at) / short_side(&p.corners)))
-                .filter(|&(_, d)| d <= OUTSIDE)
-                .min_by(|a, b| a.1.total_cmp(&b.1))?;
-            if !cards.contains(&k) {
-                cards.push(k);
-                if cards.len() > MOST_READ_AGAIN {
+            let (list, k) = match deepest(&mut calm.placed.iter().map(|p| &p.corners), at) {
+                Some(k) => (&mut cards, k),
+                None => {
+                    let cells =
+                        beside.get_or_insert_with(|| cells_beside(&calm.placed, &calm.recognition));
+                    (
+                        &mut fresh,
+                        deepest(&mut cells.iter().map(|p| &p.corners), at)?,
+                    )
+                }
+            };
+            if !list.contains(&k) {
+                list.push(k);
+                if cards.len() + fresh.len() > MOST_READ_AGAIN {
                     return None;
                 }
             }
         }
-        let model = self.recogniser.model();
         let mut recognition = calm.recognition.clone();
         let mut placed = calm.placed.clone();
         for &k in &cards {
             let before = &calm.placed[k];
-            let short = short_side(&before.corners);
-            // The card put down lies near the one before: its edges are
-            // sought a little either side of the old ones.
-            let band = OUTSIDE * short + 2.0;
-            let outline = snap(frame, &before.corners, band, band, Prefer::Nearest)
-                .filter(|s| {
-                    s.iter()
-                        .zip(&before.corners)
-                        .all(|(a, b)| dist(*a, *b) <= 1.5 * band)
-                })
-                .unwrap_or(before.corners);
-            let ((token, confidence), at) = model.identify_placed_in(frame, &outline, true);
-            let token = token.filter(|_| confidence >= SURE_AGAIN)?;
-            if dist(centroid(&at), centroid(&before.corners)) > DRIFT * short {
-                return None;
-            }
+            let (token, confidence, at) = self.read_at(frame, &before.corners)?;
             let reading = recognition
                 .cells
                 .iter_mut()
@@ -277,13 +303,139 @@ impl Watcher {
             (reading.token, reading.confidence) = (token, confidence);
             placed[k].corners = at;
         }
+        let beside = beside.unwrap_or_default();
+        for &k in &fresh {
+            let cell = beside[k].cell;
+            let (token, confidence, corners) = self.read_at(frame, &beside[k].corners)?;
+            recognition.cells.push(Reading {
+                cell,
+                token,
+                confidence,
+            });
+            placed.push(Placed { cell, corners });
+        }
+        if !fresh.is_empty() {
+            renumber(&mut recognition, &mut placed);
+        }
         let calm = Calm {
             patches: patches.clone(),
             recognition,
             placed,
         };
-        Some((calm, cards.len()))
+        Some((calm, cards.len() + fresh.len()))
     }
+
+    /// Reads the card put down about `outline` (where the card before it
+    /// lay, or where one beside the others would lie): its edges are
+    /// sought a little either side. The card surely read, its confidence
+    /// and the outline it was read at; `None` when not sure, or when it
+    /// lies too far off to be on that cell.
+    fn read_at(
+        &self,
+        frame: &RgbImage,
+        outline: &[(f32, f32); 4],
+    ) -> Option<(Token, f32, Outline)> {
+        let short = short_side(outline);
+        let band = OUTSIDE * short + 2.0;
+        let snapped = snap(frame, outline, band, band, Prefer::Nearest)
+            .filter(|s| {
+                s.iter()
+                    .zip(outline)
+                    .all(|(a, b)| dist(*a, *b) <= 1.5 * band)
+            })
+            .unwrap_or(*outline);
+        let model = self.recogniser.model();
+        let ((token, confidence), at) = model.identify_placed_in(frame, &snapped, true);
+        let token = token.filter(|_| confidence >= SURE_AGAIN)?;
+        let on_cell = dist(centroid(&at), centroid(outline)) <= DRIFT * short;
+        on_cell.then_some((token, confidence, at))
+    }
+}
+
+/// The empty cells beside (or diagonally beside) the cards, each with the
+/// outline a card there would have: its neighbour's moved by a cell's
+/// step, measured at that neighbour (from the card on its other side, or
+/// on this side, along each axis) so that perspective does not add up
+/// across the layout. A cell whose steps cannot be measured (a layout one
+/// card wide) is not offered.
+fn cells_beside(placed: &[Placed], read: &Recognition) -> Vec<Placed> {
+    let at = |c: Cell| {
+        placed
+            .iter()
+            .find(|p| p.cell == c)
+            .map(|p| centroid(&p.corners))
+    };
+    let taken = |c: Cell| read.cells.iter().any(|r| r.cell == c);
+    let step = |p: &Placed, (dc, dr): (i32, i32)| {
+        let here = centroid(&p.corners);
+        let back = Cell::new(p.cell.col - dc, p.cell.row - dr);
+        let on = Cell::new(p.cell.col + dc, p.cell.row + dr);
+        let local = at(back)
+            .map(|b| (here.0 - b.0, here.1 - b.1))
+            .or_else(|| at(on).map(|n| (n.0 - here.0, n.1 - here.1)));
+        local.or_else(|| {
+            // Any pair of cards a step apart this way.
+            let steps: Vec<(f32, f32)> = placed
+                .iter()
+                .filter_map(|q| {
+                    let n = at(Cell::new(q.cell.col + dc, q.cell.row + dr))?;
+                    let c = centroid(&q.corners);
+                    Some((n.0 - c.0, n.1 - c.1))
+                })
+                .collect();
+            let xs = super::cards::median(steps.iter().map(|s| s.0).collect())?;
+            let ys = super::cards::median(steps.iter().map(|s| s.1).collect())?;
+            Some((xs, ys))
+        })
+    };
+    let mut out: Vec<Placed> = Vec::new();
+    for p in placed {
+        for dr in -1..=1 {
+            for dc in -1..=1 {
+                let cell = Cell::new(p.cell.col + dc, p.cell.row + dr);
+                if (dc, dr) == (0, 0) || taken(cell) || out.iter().any(|o| o.cell == cell) {
+                    continue;
+                }
+                let (Some(across), Some(down)) = (step(p, (1, 0)), step(p, (0, 1))) else {
+                    continue;
+                };
+                let (dx, dy) = (
+                    dc as f32 * across.0 + dr as f32 * down.0,
+                    dc as f32 * across.1 + dr as f32 * down.1,
+                );
+                out.push(Placed {
+                    cell,
+                    corners: p.corners.map(|(x, y)| (x + dx, y + dy)),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Cells named as a whole frame names them: the layout's first column and
+/// row are 0 (see [`crate::vision::lattice`]), and the readings in rows.
+fn renumber(recognition: &mut Recognition, placed: &mut [Placed]) {
+    let lo_col = recognition
+        .cells
+        .iter()
+        .map(|r| r.cell.col)
+        .min()
+        .unwrap_or(0);
+    let lo_row = recognition
+        .cells
+        .iter()
+        .map(|r| r.cell.row)
+        .min()
+        .unwrap_or(0);
+    let moved = |c: Cell| Cell::new(c.col - lo_col, c.row - lo_row);
+    for r in &mut recognition.cells {
+        r.cell = moved(r.cell);
+    }
+    for p in placed {
+        p.cell = moved(p.cell);
+    }
+    recognition.cells.sort_by_key(|r| (r.cell.row, r.cell.col));
 }
 
 /// The mean of a card outline's two short sides.
@@ -310,7 +462,18 @@ mod tests {
         laid_again: &[(i32, i32)],
         hand: Option<HandParams>,
     ) -> RgbImage {
-        let table = Table::parse_grid(text, Cell::new(0, 0)).unwrap();
+        shot_from((0, 0), text, frame, laid_again, hand)
+    }
+
+    /// [`shot_with`] of a table whose top left cell is `origin`.
+    fn shot_from(
+        origin: (i32, i32),
+        text: &str,
+        frame: u64,
+        laid_again: &[(i32, i32)],
+        hand: Option<HandParams>,
+    ) -> RgbImage {
+        let table = Table::parse_grid(text, Cell::new(origin.0, origin.1)).unwrap();
         let params = SceneParams {
             pitch_px: 80.0,
             layout_rotation_deg: 7.0,
@@ -388,19 +551,51 @@ mod tests {
     }
 
     #[test]
-    fn a_card_placed_or_taken_away_reads_the_whole_frame() {
+    fn a_card_put_down_beside_the_others_is_read_where_it_lies() {
         let mut w = Watcher::new(Recogniser::bundled());
         w.read(&shot(BEFORE, 1, &[]));
         w.read(&shot(BEFORE, 2, &[]));
-        // A card put down beside the layout: on no card seen before.
-        let placed = "wN bB ## rQ wB\nuP ## wK bR ..\n## yN bP ## ..\n";
-        let read = w.read(&shot(placed, 3, &[]));
-        assert_eq!(w.last_look(), Look::Whole);
+        // Left of the layout: every cell is named anew from the new first
+        // column, as the whole frame names them.
+        let placed = ".. wN bB ## rQ\nwB uP ## wK bR\n.. ## yN bP ##\n";
+        let frame = shot_from((-1, 0), placed, 3, &[], None);
+        let read = w.read(&frame);
+        assert!(
+            matches!(w.last_look(), Look::Again(1..=MOST_READ_AGAIN)),
+            "{:?}",
+            w.last_look()
+        );
         assert_eq!(normalised(&read.table()), truth(placed));
-        w.read(&shot(placed, 4, &[]));
+        assert_eq!(
+            read.table(),
+            Recogniser::bundled().recognise(&frame).table()
+        );
+        // Diagonally beside the corner.
+        let corner = ".. wN bB ## rQ ..\nwB uP ## wK bR ..\n.. ## yN bP ## ..\n.. .. .. .. .. yQ\n";
+        let frame = shot_from((-1, 0), corner, 4, &[], None);
+        let read = w.read(&frame);
+        assert!(
+            matches!(w.last_look(), Look::Again(_)),
+            "{:?}",
+            w.last_look()
+        );
+        assert_eq!(normalised(&read.table()), truth(corner));
+    }
+
+    #[test]
+    fn a_card_put_down_apart_or_taken_away_reads_the_whole_frame() {
+        let mut w = Watcher::new(Recogniser::bundled());
+        w.read(&shot(BEFORE, 1, &[]));
+        w.read(&shot(BEFORE, 2, &[]));
+        // A cell's width from the layout: beside no card.
+        let apart = "wN bB ## rQ .. wB\nuP ## wK bR .. ..\n## yN bP ## .. ..\n";
+        let read = w.read(&shot(apart, 3, &[]));
+        assert_eq!(w.last_look(), Look::Whole);
+        assert_eq!(normalised(&read.table()), truth(apart));
+        w.read(&shot(apart, 4, &[]));
         assert_eq!(w.last_look(), Look::Same);
         // A card taken away: its cell reads nothing surely.
-        let taken = "wN bB ## rQ wB\nuP ## .. bR ..\n## yN bP ## ..\n";
+        let taken = "wN bB ## rQ .. wB\nuP ## .. bR .. ..\n## yN bP ## .. ..\n";
         let read = w.read(&shot(taken, 5, &[]));
         assert_eq!(w.last_look(), Look::Whole);
         assert_eq!(normalised(&read.table()), truth(taken));
