@@ -261,13 +261,7 @@ fn watch_a_move(bencher: Bencher) {
         w.last_look()
     );
     let want = Table::parse_grid(after_table, Cell::new(0, 0)).expect("the table parses");
-    let at = |t: &Table| {
-        let (lo, _) = t.bounds().unwrap_or_default();
-        t.iter()
-            .map(|(c, tok)| (Cell::new(c.col - lo.col, c.row - lo.row), tok))
-            .collect::<Table>()
-    };
-    assert_eq!(at(&read.table()), want, "the move read wrong");
+    assert_eq!(read.table().at_origin(), want, "the move read wrong");
     bencher
         .with_inputs(primed)
         .bench_local_values(|mut w| w.read(black_box(&after)));

@@ -34,7 +34,7 @@ use arbiter::input::live::{Live, LiveEvent};
 use arbiter::input::vision::{VisionConfig, open};
 use arbiter::observation::Observation;
 use arbiter::script::Script;
-use arbiter::table::{Cell, Table};
+use arbiter::table::Table;
 use arbiter::vision::fixtures::Deck;
 use arbiter::vision::record::{Filming, film};
 use arbiter::vision::scene::surface::{Surface, SurfaceKind};
@@ -114,18 +114,6 @@ fn surface_kind(name: &str) -> Result<SurfaceKind, String> {
             let names: Vec<&str> = SurfaceKind::ALL.iter().map(|k| k.name()).collect();
             format!("no surface {name}: one of {}", names.join(", "))
         })
-}
-
-/// `t` moved so that its bounds start at (0, 0): the recogniser names
-/// cells from the cards it sees, so a table may sit anywhere, every cell
-/// off alike (the referee follows such a shift).
-fn normalised(t: &Table) -> Table {
-    let Some((lo, _)) = t.bounds() else {
-        return t.clone();
-    };
-    t.iter()
-        .map(|(c, tok)| (Cell::new(c.col - lo.col, c.row - lo.row), tok))
-        .collect()
 }
 
 fn main() -> Result<(), String> {
@@ -261,8 +249,8 @@ fn measure(
         let Observation::Table(t) = obs else {
             continue;
         };
-        let t = normalised(t);
-        let Some(k) = (next_spell..spells.len()).find(|&k| normalised(spells[k].1) == t) else {
+        let t = t.at_origin();
+        let Some(k) = (next_spell..spells.len()).find(|&k| spells[k].1.at_origin() == t) else {
             if std::env::var_os("SHOW").is_some() {
                 eprintln!("step {step}: read as no filmed table:\n{t:?}");
             }

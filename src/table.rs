@@ -479,6 +479,15 @@ impl Table {
         }
     }
 
+    /// The same table moved so that its bounds start at (0, 0), as a
+    /// camera names cells: from the cards it sees.
+    pub fn at_origin(&self) -> Table {
+        match self.bounds() {
+            Some((lo, _)) => self.shifted(Cell::new(-lo.col, -lo.row)),
+            None => self.clone(),
+        }
+    }
+
     pub fn unreadable_cells(&self) -> Vec<Cell> {
         self.iter()
             .filter(|(_, t)| *t == Token::Unreadable)
@@ -715,6 +724,15 @@ mod tests {
         let moved = t.shifted(Cell::new(5, -2));
         assert_eq!(t.diff(&moved, Cell::new(-5, 2)), vec![]);
         assert_eq!(t.diff_count(&moved, Cell::default(), 100), 8);
+    }
+
+    #[test]
+    fn a_table_at_origin_starts_at_cell_zero_zero() {
+        let t = Table::parse_grid(".. wN\nbK ##", Cell::new(-3, 4)).unwrap();
+        let at = t.at_origin();
+        assert_eq!(at.bounds(), Some((Cell::new(0, 0), Cell::new(1, 1))));
+        assert_eq!(at, t.shifted(Cell::new(3, -4)));
+        assert_eq!(Table::default().at_origin(), Table::default());
     }
 
     #[test]

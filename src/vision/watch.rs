@@ -501,17 +501,6 @@ mod tests {
         }
     }
 
-    /// `t` moved so that its bounds start at (0, 0): cells are named from
-    /// the cards seen.
-    fn normalised(t: &Table) -> Table {
-        let Some((lo, _)) = t.bounds() else {
-            return t.clone();
-        };
-        t.iter()
-            .map(|(c, tok)| (Cell::new(c.col - lo.col, c.row - lo.row), tok))
-            .collect()
-    }
-
     fn truth(text: &str) -> Table {
         Table::parse_grid(text, Cell::new(0, 0)).unwrap()
     }
@@ -525,7 +514,7 @@ mod tests {
         let mut w = Watcher::new(Recogniser::bundled());
         let first = w.read(&shot(BEFORE, 1, &[]));
         assert_eq!(w.last_look(), Look::Whole);
-        assert_eq!(normalised(&first.table()), truth(BEFORE));
+        assert_eq!(first.table().at_origin(), truth(BEFORE));
         // The same table, filmed again with other sensor noise.
         assert_eq!(w.read(&shot(BEFORE, 2, &[])), first);
         assert_eq!(w.last_look(), Look::Same);
@@ -539,7 +528,7 @@ mod tests {
             "{:?}",
             w.last_look()
         );
-        assert_eq!(normalised(&after.table()), truth(AFTER));
+        assert_eq!(after.table().at_origin(), truth(AFTER));
         // As the whole frame reads.
         assert_eq!(
             after.table(),
@@ -565,7 +554,7 @@ mod tests {
             "{:?}",
             w.last_look()
         );
-        assert_eq!(normalised(&read.table()), truth(placed));
+        assert_eq!(read.table().at_origin(), truth(placed));
         assert_eq!(
             read.table(),
             Recogniser::bundled().recognise(&frame).table()
@@ -579,7 +568,7 @@ mod tests {
             "{:?}",
             w.last_look()
         );
-        assert_eq!(normalised(&read.table()), truth(corner));
+        assert_eq!(read.table().at_origin(), truth(corner));
     }
 
     #[test]
@@ -591,14 +580,14 @@ mod tests {
         let apart = "wN bB ## rQ .. wB\nuP ## wK bR .. ..\n## yN bP ## .. ..\n";
         let read = w.read(&shot(apart, 3, &[]));
         assert_eq!(w.last_look(), Look::Whole);
-        assert_eq!(normalised(&read.table()), truth(apart));
+        assert_eq!(read.table().at_origin(), truth(apart));
         w.read(&shot(apart, 4, &[]));
         assert_eq!(w.last_look(), Look::Same);
         // A card taken away: its cell reads nothing surely.
         let taken = "wN bB ## rQ .. wB\nuP ## .. bR .. ..\n## yN bP ## .. ..\n";
         let read = w.read(&shot(taken, 5, &[]));
         assert_eq!(w.last_look(), Look::Whole);
-        assert_eq!(normalised(&read.table()), truth(taken));
+        assert_eq!(read.table().at_origin(), truth(taken));
     }
 
     #[test]
@@ -622,7 +611,7 @@ mod tests {
             "{:?}",
             w.last_look()
         );
-        assert_eq!(normalised(&after.table()), truth(AFTER));
+        assert_eq!(after.table().at_origin(), truth(AFTER));
     }
 
     #[test]
@@ -636,6 +625,6 @@ mod tests {
         }
         let read = w.read(&dimmer);
         assert_eq!(w.last_look(), Look::Whole);
-        assert_eq!(normalised(&read.table()), truth(BEFORE));
+        assert_eq!(read.table().at_origin(), truth(BEFORE));
     }
 }
