@@ -269,14 +269,6 @@ impl Settler {
         }
     }
 
-    /// A frame that moved this much from the one before is busy, whatever
-    /// it shows.
-    pub fn moving(&self, motion: Option<f32>) -> bool {
-        motion
-            .zip(self.cfg.motion)
-            .is_some_and(|(m, limit)| m > limit)
-    }
-
     /// One frame's recognition, captured `at`; `motion` is its [`motion`]
     /// from the frame before, if measured.
     pub fn push(
@@ -285,7 +277,10 @@ impl Settler {
         rec: &Recognition,
         motion: Option<f32>,
     ) -> Option<Observation> {
-        if rec.busy || self.moving(motion) {
+        let moving = motion
+            .zip(self.cfg.motion)
+            .is_some_and(|(m, limit)| m > limit);
+        if rec.busy || moving {
             self.window = None;
             if self.busy {
                 return None;
