@@ -11,10 +11,11 @@
 //!
 //! - A *busy* frame is one the recogniser calls busy (hands over the table)
 //!   or one that differs from the frame before it by more than
-//!   [`SettleConfig::motion`] (see [`motion`]). The first busy frame of a
-//!   spell reports [`Observation::Busy`]; the spell lasts until the table
-//!   has settled again, so a hand that flickers in and out of view is one
-//!   spell, not many.
+//!   [`SettleConfig::motion`] (see [`motion`]); a frame that moved is not
+//!   read at all. The first busy frame of a spell reports
+//!   [`Observation::Busy`]; the spell lasts until the table has settled
+//!   again, so a hand that flickers in and out of view is one spell, not
+//!   many.
 //! - Calm frames gather in a *still window* while they agree with it: the
 //!   same occupied cells, and no cell read as one card in one frame and as
 //!   another in another (`??` agrees with anything). A frame that disagrees
@@ -27,6 +28,10 @@
 //!   frame. Disagreement alone is not reported as busy: a recogniser that
 //!   misses a card for one frame would otherwise flash busy on a quiet
 //!   table; real changes come with motion anyway.
+//! - A window that starts after a busy spell starts at the frame before
+//!   its first, when that one was not seen with a hand and this one did
+//!   not move against it: the table has lain still since that frame (the
+//!   first frame after a hand moved against the hand, and was not read).
 //! - Once a window spans [`SettleConfig::settle`], its table is settled: a
 //!   cell read in any frame of the window takes that reading (the window
 //!   holds at most one reading per cell, so it is also the reading of the
@@ -49,7 +54,6 @@ use super::live::{Health, Live, LiveEvent};
 use crate::observation::Observation;
 use crate::table::{Cell, Table, Token};
 use crate::vision::recognise::Recognition;
-use crate::vision::watch::Patches;
 
 /// One captured frame.
 pub struct Frame {
@@ -187,10 +191,11 @@ pub struct SettleConfig {
     /// more to the slowest: see `examples/latency.rs`.)
     pub settle: Duration,
     /// A frame whose [`motion`] from the one before exceeds this is busy,
-    /// whatever the recogniser says; `None` ignores motion. The default, 4
-    /// grey levels, is a guess not yet calibrated on recordings: about a
-    /// hand's shadow, above a camera's noise once averaged into a
-    /// thumbnail, and near what a single card landing makes.
+    /// whatever the recogniser says, and is not read; `None` ignores
+    /// motion. The default, 8 grey levels, lies between a still frame's
+    /// noise (at most 1 over the demo filmed on wood with each frame's own
+    /// sensor noise) and the least a hand (18) or a card put down (14)
+    /// moved there.
     pub motion: Option<f32>,
 }
 
@@ -198,7 +203,7 @@ impl Default for SettleConfig {
     fn default() -> Self {
         SettleConfig {
             settle: Duration::from_millis(300),
-            motion: Some(4.0),
+            motion: Some(8.0),
         }
     }
 }
@@ -256,6 +261,10 @@ pub struct Settler {
     reported: Option<Table>,
     /// The table of the latest window to settle, reported or not.
     settled: Option<Table>,
+    /// The capture time of the frame pushed before.
+    last_at: Option<Duration>,
+    /// The recogniser saw a hand in the frame pushed before.
+    last_hand: bool,
 }
 
 impl Settler {
@@ -266,6 +275,8 @@ impl Settler {
             busy: false,
             reported: None,
             settled: None,
+            last_at: None,
+            last_hand: false,
         }
     }
 
@@ -280,6 +291,8 @@ impl Settler {
         let moving = motion
             .zip(self.cfg.motion)
             .is_some_and(|(m, limit)| m > limit);
+        let before = self.last_at.replace(at);
+        let hand_before = std::mem::replace(&mut self.last_hand, rec.busy);
         if rec.busy || moving {
             self.window = None;
             if self.busy {
@@ -319,7 +332,17 @@ impl Settler {
                 w.doubt = Some(Box::new(Window::new(at, cells)));
                 return None;
             }
-            None => self.window = Some(Window::new(at, cells)),
+            // A frame measured still against the one before shows what
+            // that frame showed: the table has lain still since then, even
+            // when that frame was not read (it moved against its own
+            // predecessor). Not when a hand was seen in it.
+            None => {
+                let since = match (motion, before) {
+                    (Some(_), Some(before)) if !hand_before => before,
+                    _ => at,
+                };
+                self.window = Some(Window::new(since, cells))
+            }
         }
         let w = self.window.as_ref()?;
         if at.saturating_sub(w.since) < self.cfg.settle {
@@ -409,20 +432,34 @@ impl Thumb {
     }
 }
 
-/// How much changed between two frames: the mean absolute difference of
-/// their thumbnails, 0–255 grey levels. Cheap enough for every frame, and
-/// blind to what the recogniser looks for, so a hand it misses (a glove, a
-/// sleeve, poor light) still moves pixels; averaging into patches first
-/// keeps sensor noise out of it.
+/// How much changed between two frames where they changed most: the mean
+/// change, in 0–255 grey levels, of the [`MOTION_CELLS`] thumbnail cells
+/// that changed most. Cheap
+/// enough for every frame, and blind to what the recogniser looks for, so
+/// a hand it misses (a glove, a sleeve, poor light) still moves pixels;
+/// averaging into patches first keeps sensor noise out of it.
+///
+/// Not the mean over the whole picture: a hand reaching a quarter of the
+/// way over the table changes a twentieth of the frame, and the filmed
+/// demo's hand frames moved the mean by 0.5 to 4 levels, under any limit
+/// that a frame of noise (0.05) and one card put down (0.4 to 1.7) leave
+/// room for. Where it changed most, a hand moved 18 to 62 levels, a card
+/// put down 14 to 49, and noise at most 1.
 pub fn motion(prev: &Thumb, next: &Thumb) -> f32 {
-    let total: u32 = prev
+    let mut most: Vec<u8> = prev
         .0
         .iter()
         .zip(&next.0)
-        .map(|(&a, &b)| u32::from(a.abs_diff(b)))
-        .sum();
-    total as f32 / (THUMB_W * THUMB_H) as f32
+        .map(|(&a, &b)| a.abs_diff(b))
+        .collect();
+    most.select_nth_unstable_by(MOTION_CELLS - 1, |a, b| b.cmp(a));
+    let sum: u32 = most[..MOTION_CELLS].iter().map(|&c| u32::from(c)).sum();
+    sum as f32 / MOTION_CELLS as f32
 }
+
+/// How many of the thumbnail's 576 cells [`motion`] looks at: 2% of the
+/// picture, about two cards of the demo's size.
+const MOTION_CELLS: usize = 12;
 
 /// How [`spawn`] runs a source.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -535,8 +572,6 @@ fn run(
     };
     let started = Instant::now();
     let mut prev: Option<Thumb> = None;
-    // The last frame read, reduced, and what it was read as.
-    let mut last_read: Option<(Patches, Recognition)> = None;
     // A recogniser's note (a stale calibration) is said when it changes,
     // not on every frame.
     let mut last_note: Option<String> = None;
@@ -600,35 +635,34 @@ fn run(
                         }
                     }
                 }
-                // A frame that shows what the last one read showed (a
-                // still table, filmed again) is not read again: reading
-                // costs a tenth of a second or more, and the settler then
-                // sees every still frame in time.
-                let patches = Patches::of(&frame.image);
-                let rec = match &last_read {
-                    Some((seen, rec)) if seen.same(&patches) => rec.clone(),
-                    _ => {
-                        let rec = recognise(&frame.image);
-                        // A card seen but not read may be read in the next
-                        // frame, with its own noise: such a reading is not
-                        // kept for the frames after.
-                        let unread = rec.cells.iter().any(|r| r.token == Token::Unreadable);
-                        last_read = (!unread).then(|| (patches, rec.clone()));
-                        rec
-                    }
-                };
-                if rec.note != last_note {
-                    if let Some(n) = &rec.note {
-                        tx.send(LiveEvent::Note(n.clone())).ok()?;
-                    }
-                    last_note = rec.note.clone();
-                }
                 let moved = cfg.settle.motion.and_then(|_| {
                     let thumb = Thumb::of(&frame.image);
                     let m = prev.as_ref().map(|p| motion(p, &thumb));
                     prev = Some(thumb);
                     m
                 });
+                // A frame that moved against the one before is busy
+                // whatever it shows: it is not read. A read takes a tenth
+                // of a second or more, and the first still frame after a
+                // hand would wait on it.
+                let moving = moved
+                    .zip(cfg.settle.motion)
+                    .is_some_and(|(m, limit)| m > limit);
+                if moving {
+                    let obs = settler.push(frame.at, &Recognition::default(), moved);
+                    report(obs, &settler, &mut shown)?;
+                    continue;
+                }
+                // A still frame is read. (A camera's reader, the
+                // `Watcher`, does not read again what the frame before
+                // showed: the settler sees every still frame in time.)
+                let rec = recognise(&frame.image);
+                if rec.note != last_note {
+                    if let Some(n) = &rec.note {
+                        tx.send(LiveEvent::Note(n.clone())).ok()?;
+                    }
+                    last_note = rec.note.clone();
+                }
                 let obs = settler.push(frame.at, &rec, moved);
                 report(obs, &settler, &mut shown)?;
             }
@@ -657,6 +691,7 @@ mod tests {
 
     const WN: Token = Token::Up(Card::new(Colour::White, Piece::Knight));
     const BQ: Token = Token::Up(Card::new(Colour::Black, Piece::Queen));
+    const BP: Token = Token::Up(Card::new(Colour::Black, Piece::Pawn));
     const UNREAD: Token = Token::Unreadable;
 
     fn ms(n: u64) -> Duration {
@@ -760,6 +795,41 @@ mod tests {
             feed(&mut s, 900, &[busy()]),
             vec![Some(Observation::Busy)],
             "a new spell after the table settled"
+        );
+    }
+
+    #[test]
+    fn a_table_settles_from_the_first_frame_that_showed_it_still() {
+        let mut s = settler(300);
+        let a = rec(&[(0, 0, WN)]);
+        s.push(ms(0), &a, None);
+        assert_eq!(s.push(ms(100), &a, Some(30.0)), Some(Observation::Busy));
+        // The frame at 200 moved against the hand at 100 (not read, or
+        // read as it lies): the one at 300 shows it again, still, so the
+        // table has lain still since 200, and settles 300 ms after.
+        assert_eq!(s.push(ms(200), &rec(&[(0, 0, BP)]), Some(30.0)), None);
+        assert_eq!(s.push(ms(300), &rec(&[(0, 0, BP)]), Some(0.5)), None);
+        assert_eq!(s.push(ms(400), &rec(&[(0, 0, BP)]), Some(0.5)), None);
+        assert_eq!(
+            s.push(ms(500), &rec(&[(0, 0, BP)]), Some(0.5)),
+            Some(Observation::Table(table(&[(0, 0, BP)])))
+        );
+    }
+
+    #[test]
+    fn a_frame_with_a_hand_seen_in_it_does_not_start_the_stillness() {
+        let mut s = settler(300);
+        let a = rec(&[(0, 0, WN)]);
+        s.push(ms(0), &a, None);
+        // A hand held still over the table, then gone without moving the
+        // picture much: the table is still from the frame without it.
+        assert_eq!(s.push(ms(100), &busy(), Some(0.5)), Some(Observation::Busy));
+        let b = rec(&[(0, 0, BP)]);
+        assert_eq!(s.push(ms(200), &b, Some(0.5)), None);
+        assert_eq!(s.push(ms(400), &b, Some(0.5)), None);
+        assert_eq!(
+            s.push(ms(500), &b, Some(0.5)),
+            Some(Observation::Table(table(&[(0, 0, BP)])))
         );
     }
 
@@ -938,19 +1008,36 @@ mod tests {
     }
 
     #[test]
-    fn motion_measures_the_changed_share_of_the_picture() {
-        let black = RgbImage::from_pixel(64, 36, Rgb([0, 0, 0]));
-        let white = RgbImage::from_pixel(64, 36, Rgb([255, 255, 255]));
-        let mut half = black.clone();
-        for y in 0..36 {
-            for x in 0..32 {
-                half.put_pixel(x, y, Rgb([255, 255, 255]));
+    fn motion_measures_where_the_picture_changed_most() {
+        let grey = RgbImage::from_pixel(64, 36, Rgb([100, 100, 100]));
+        let lighter = RgbImage::from_pixel(64, 36, Rgb([140, 140, 140]));
+        // A hand in one corner: 3×3 of the 32×18 cells, a fiftieth of
+        // the picture.
+        let mut corner = grey.clone();
+        for y in 0..6 {
+            for x in 0..6 {
+                corner.put_pixel(x, y, Rgb([200, 160, 130]));
             }
         }
-        let (b, w, h) = (Thumb::of(&black), Thumb::of(&white), Thumb::of(&half));
-        assert_eq!(motion(&b, &b), 0.0);
-        assert_eq!(motion(&b, &w), 255.0);
-        assert_eq!(motion(&b, &h), 127.5);
+        let (g, l, c) = (Thumb::of(&grey), Thumb::of(&lighter), Thumb::of(&corner));
+        assert_eq!(motion(&g, &g), 0.0);
+        assert_eq!(motion(&g, &l), 40.0, "the whole picture lighter");
+        // The hand counts in full: 9 of the 12 cells most changed moved
+        // by 70 levels (the mean over the picture moved 1.1).
+        let hand = motion(&g, &c);
+        assert!((hand - 9.0 * 70.0 / 12.0).abs() < 1.0, "{hand}");
+        assert!(hand > SettleConfig::default().motion.unwrap());
+        // Either way round.
+        assert_eq!(motion(&c, &g), hand);
+        // Sensor noise of ±8 levels a pixel, averaged into the cells.
+        let big = RgbImage::from_pixel(640, 360, Rgb([100, 100, 100]));
+        let mut noisy = big.clone();
+        for (i, p) in noisy.pixels_mut().enumerate() {
+            let n = (i * 7919 % 17) as u8;
+            *p = Rgb([92 + n, 92 + n, 92 + n]);
+        }
+        assert!(motion(&Thumb::of(&big), &Thumb::of(&noisy)) < 1.0);
+        let black = RgbImage::from_pixel(64, 36, Rgb([0, 0, 0]));
         // Frames smaller than the thumbnail still count every pixel.
         let tiny = Thumb::of(&RgbImage::from_pixel(4, 4, Rgb([255, 0, 0])));
         assert_eq!(tiny.0[0], tiny.0[THUMB_W * THUMB_H - 1]);
@@ -1112,15 +1199,15 @@ mod tests {
             ("02.png", Some(RED)), // 200 ms: still since 0, settled
             ("03.png", None),      // corrupt
             ("04.png", Some(WHITE)),
-            ("05.png", Some(RED)), // moved from white: still busy
-            ("06.png", Some(RED)),
-            ("07.png", Some(RED)),
-            ("08.png", Some(RED)), // 800 ms: settled, unchanged
-            ("09.png", Some(BLUE)),
-            ("10.png", Some(BLUE)), // still from here
-            ("11.png", Some(BLUE)),
-            ("12.png", Some(BLUE)), // 1200 ms: settled
-            ("13.png", Some(RED)),  // moved, and the end
+            ("05.png", Some(RED)), // moved from white: still busy, not read
+            ("06.png", Some(RED)), // still since 05
+            ("07.png", Some(RED)), // 700 ms: settled, unchanged
+            ("08.png", Some(RED)),
+            ("09.png", Some(BLUE)), // moved: not read
+            ("10.png", Some(BLUE)), // still since 09
+            ("11.png", Some(BLUE)), // 1100 ms: settled
+            ("12.png", Some(BLUE)),
+            ("13.png", Some(RED)), // moved, and the end
         ];
         for (name, colour) in frames {
             match colour {
@@ -1167,6 +1254,51 @@ mod tests {
             d.png(&format!("{i:02}.png"), if i < red { RED } else { BLUE });
         }
         d
+    }
+
+    #[test]
+    fn a_frame_that_moved_is_not_read() {
+        let d = TempDir::new("moved");
+        let shown = [RED, RED, WHITE, BLUE, BLUE, BLUE];
+        for (i, colour) in shown.into_iter().enumerate() {
+            RgbImage::from_pixel(64, 48, Rgb(colour))
+                .save(d.0.join(format!("{i:02}.png")))
+                .unwrap();
+        }
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let live = spawn(
+            Box::new(DirSource::open(&d.0, 10.0).unwrap()),
+            Box::new(move |image: &RgbImage| {
+                let colour = image.get_pixel(0, 0).0;
+                log.lock().unwrap().push(colour);
+                match colour {
+                    BLUE => rec(&[(0, 0, WN), (1, 0, BQ)]),
+                    _ => by_colour(image),
+                }
+            }),
+            FramesConfig {
+                settle: SettleConfig {
+                    settle: ms(100),
+                    ..SettleConfig::default()
+                },
+                ..FramesConfig::default()
+            },
+        );
+        let events = collect(live);
+        assert_eq!(
+            events[1..],
+            [
+                LiveEvent::Observation(Observation::Table(table(&[(0, 0, WN)]))),
+                // The hand, seen moving, not read.
+                LiveEvent::Observation(Observation::Busy),
+                LiveEvent::Observation(Observation::Table(table(&[(0, 0, WN), (1, 0, BQ)]))),
+                LiveEvent::Ended,
+            ]
+        );
+        // The hand and the first blue frame moved: every other frame is
+        // read (a camera's reader passes over what it read before).
+        assert_eq!(*seen.lock().unwrap(), [RED, RED, BLUE, BLUE]);
     }
 
     #[test]
@@ -1386,106 +1518,6 @@ mod tests {
             by_colour(image)
         };
         (read, slow)
-    }
-
-    /// A still table filmed again is one table: its frames are not read
-    /// again while nothing on it changes.
-    #[test]
-    fn a_still_table_filmed_again_is_read_once() {
-        let d = TempDir::new("still");
-        let mut noise = 0u8;
-        for i in 0..8 {
-            // Sensor noise of a level or two on every pixel.
-            let img = RgbImage::from_fn(64, 48, |x, y| {
-                noise = noise
-                    .wrapping_mul(31)
-                    .wrapping_add((x * 7 + y * 13 + i) as u8);
-                Rgb(RED.map(|c| c.saturating_sub(noise % 3)))
-            });
-            img.save(d.0.join(format!("{i:02}.png"))).unwrap();
-        }
-        let read = std::sync::Arc::new(AtomicU32::new(0));
-        let count = read.clone();
-        let live = spawn(
-            Box::new(DirSource::open(&d.0, 10.0).unwrap()),
-            Box::new(move |_: &RgbImage| {
-                count.fetch_add(1, Ordering::SeqCst);
-                rec(&[(0, 0, WN)])
-            }),
-            FramesConfig::default(),
-        );
-        let events = collect(live);
-        assert_eq!(read.load(Ordering::SeqCst), 1, "{events:?}");
-        assert!(
-            events.contains(&LiveEvent::Observation(Observation::Table(table(&[(
-                0, 0, WN
-            )]))))
-        );
-    }
-
-    /// A reading with a card seen but not read is not kept for the frames
-    /// after: their own noise may let the card be read.
-    #[test]
-    fn a_table_with_a_card_not_read_is_read_again_in_each_frame() {
-        let d = TempDir::new("unread");
-        for i in 0..5 {
-            let img = RgbImage::from_pixel(64, 48, Rgb(BLUE));
-            img.save(d.0.join(format!("{i:02}.png"))).unwrap();
-        }
-        let read = std::sync::Arc::new(AtomicU32::new(0));
-        let count = read.clone();
-        let live = spawn(
-            Box::new(DirSource::open(&d.0, 10.0).unwrap()),
-            Box::new(move |image: &RgbImage| {
-                count.fetch_add(1, Ordering::SeqCst);
-                by_colour(image)
-            }),
-            FramesConfig::default(),
-        );
-        let events = collect(live);
-        assert_eq!(read.load(Ordering::SeqCst), 5, "{events:?}");
-    }
-
-    /// Whatever changes on a table changes some 8×8 patch far more than a
-    /// new frame's noise does: two 40 px faces swapped, and a blue pawn
-    /// put where a red one lay, are each a new frame to read.
-    #[test]
-    fn any_card_changing_is_a_frame_to_read_again() {
-        use crate::vision::fixtures::Deck;
-        use crate::vision::scene::{SceneParams, render};
-        let params = |frame: u64| SceneParams {
-            pitch_px: 46.0,
-            layout_rotation_deg: 17.0,
-            tilt_deg: 20.0,
-            blur_sigma: 0.8,
-            noise_sigma: 2.5,
-            jpeg_quality: Some(70),
-            frame,
-            ..SceneParams::clean()
-        };
-        let cloth = crate::vision::scene::felt(128, 3);
-        let shot = |text: &str, frame: u64| {
-            let t = Table::parse_grid(text, Cell::new(0, 0)).unwrap();
-            let s = render(&t, &params(frame), &|c| Deck::Printed.image(c), &cloth);
-            let img = match &s.jpeg {
-                Some(bytes) => image::load_from_memory(bytes).unwrap().to_rgb8(),
-                None => s.image,
-            };
-            Patches::of(&img)
-        };
-        let before = shot("wN wB rP ##\n## bQ uK wR\n", 1);
-        assert!(
-            before.same(&shot("wN wB rP ##\n## bQ uK wR\n", 2)),
-            "noise alone"
-        );
-        assert!(
-            !before.same(&shot("wB wN rP ##\n## bQ uK wR\n", 2)),
-            "a swap"
-        );
-        assert!(
-            !before.same(&shot("wN wB uP ##\n## bQ uK wR\n", 2)),
-            "another colour"
-        );
     }
 
     /// A camera's frames waiting behind a newer one are passed over: the

@@ -80,12 +80,12 @@ pub fn open(input: &str, cfg: &VisionConfig) -> anyhow::Result<Live> {
         settle: cfg.settle,
         ..SettleConfig::default()
     };
-    let read: Box<dyn FnMut(&image::RgbImage) -> _ + Send> = if cfg.whole_frames {
-        Box::new(move |img| recogniser.recognise(img))
+    let mut watcher = if cfg.whole_frames {
+        Watcher::whole(recogniser)
     } else {
-        let mut watcher = Watcher::new(recogniser);
-        Box::new(move |img| watcher.read(img))
+        Watcher::new(recogniser)
     };
+    let read: Box<dyn FnMut(&image::RgbImage) -> _ + Send> = Box::new(move |img| watcher.read(img));
     Ok(frames::spawn(
         source,
         read,

@@ -117,6 +117,9 @@ pub struct Watcher {
     /// be what the table after the move is compared with.
     still: Option<Calm>,
     last: Look,
+    /// Frames that changed are read whole, never just their changed cards
+    /// (see [`Watcher::whole`]).
+    whole_only: bool,
 }
 
 /// What a calm frame showed.
@@ -169,6 +172,18 @@ impl Watcher {
             latest: None,
             still: None,
             last: Look::Whole,
+            whole_only: false,
+        }
+    }
+
+    /// A watcher that reads every frame that changed whole, as a photo:
+    /// a frame that shows what the last one read showed is still not read
+    /// again. What reading just the changed cards saves is measured
+    /// against it (`examples/latency.rs --whole`).
+    pub fn whole(recogniser: Recogniser) -> Self {
+        Watcher {
+            whole_only: true,
+            ..Watcher::new(recogniser)
         }
     }
 
@@ -190,7 +205,7 @@ impl Watcher {
             self.last = Look::Same;
             return recognition;
         }
-        if let Some(still) = &self.still
+        if let Some(still) = self.still.as_ref().filter(|_| !self.whole_only)
             && let Some(moved) = still.patches.moved(&patches)
         {
             let again = if moved.is_empty() {
@@ -626,5 +641,47 @@ mod tests {
         let read = w.read(&dimmer);
         assert_eq!(w.last_look(), Look::Whole);
         assert_eq!(read.table().at_origin(), truth(BEFORE));
+    }
+
+    /// Whatever changes on a table changes some 8×8 patch far more than a
+    /// new frame's noise does: two 40 px faces swapped, and a blue pawn
+    /// put where a red one lay, are each a new frame to read.
+    #[test]
+    fn any_card_changing_is_a_frame_to_read_again() {
+        use crate::vision::fixtures::Deck;
+        use crate::vision::scene::{SceneParams, render};
+        let params = |frame: u64| SceneParams {
+            pitch_px: 46.0,
+            layout_rotation_deg: 17.0,
+            tilt_deg: 20.0,
+            blur_sigma: 0.8,
+            noise_sigma: 2.5,
+            jpeg_quality: Some(70),
+            frame,
+            ..SceneParams::clean()
+        };
+        let cloth = crate::vision::scene::felt(128, 3);
+        let shot = |text: &str, frame: u64| {
+            let t = crate::table::Table::parse_grid(text, Cell::new(0, 0)).unwrap();
+            let s = render(&t, &params(frame), &|c| Deck::Printed.image(c), &cloth);
+            let img = match &s.jpeg {
+                Some(bytes) => image::load_from_memory(bytes).unwrap().to_rgb8(),
+                None => s.image,
+            };
+            Patches::of(&img)
+        };
+        let before = shot("wN wB rP ##\n## bQ uK wR\n", 1);
+        assert!(
+            before.same(&shot("wN wB rP ##\n## bQ uK wR\n", 2)),
+            "noise alone"
+        );
+        assert!(
+            !before.same(&shot("wB wN rP ##\n## bQ uK wR\n", 2)),
+            "a swap"
+        );
+        assert!(
+            !before.same(&shot("wN wB uP ##\n## bQ uK wR\n", 2)),
+            "another colour"
+        );
     }
 }
