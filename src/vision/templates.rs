@@ -1132,8 +1132,9 @@ impl DeckModel {
             for sx in -reach..=reach {
                 if (sx, sy) != (0, 0) {
                     let (g, _) = grids_balanced(fine, sx, sy, white);
-                    moved = moved.max(shape_d(&g, &q) + colour_d(&g, &q));
-                    reads.push(((sx, sy), g));
+                    let m = shape_d(&g, &q) + colour_d(&g, &q);
+                    moved = moved.max(m);
+                    reads.push(((sx, sy), g, m.sqrt()));
                 }
             }
         }
@@ -1152,7 +1153,16 @@ impl DeckModel {
                 continue;
             }
             let t = &k.oriented[best[i].1];
-            for (s, g) in &reads {
+            let unshifted = best[i].0.sqrt();
+            for (s, g, m) in &reads {
+                // The distances' roots are a norm: a read `m` from the
+                // unshifted one is at least `unshifted - m` from the kind.
+                // One that cannot come nearer than the nearest yet is not
+                // compared (the margin covers the rounding).
+                let least = (unshifted - m).max(0.0);
+                if least * least > best[i].0 * (1.0 + 1e-4) {
+                    continue;
+                }
                 let c = colour_d(g, t);
                 let d = shape_d(g, t) + c;
                 if d < best[i].0 {
@@ -1223,7 +1233,7 @@ impl DeckModel {
         // contrast.
         let ink_clear = (0..n).all(|k| ink_says(k1, k));
         let (d1, o1) = best[k1];
-        if let Some((_, g)) = reads.iter().find(|r| r.0 == shift[k1]) {
+        if let Some((_, g, _)) = reads.iter().find(|r| r.0 == shift[k1]) {
             q.copy_from_slice(g);
         }
         let block = worst_block(&q, &self.kinds[k1].oriented[o1]);
