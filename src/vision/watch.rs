@@ -341,10 +341,13 @@ impl Watcher {
     }
 
     /// Reads the card put down about `outline` (where the card before it
-    /// lay, or where one beside the others would lie): its edges are
-    /// sought a little either side. The card surely read, its confidence
-    /// and the outline it was read at; `None` when not sure, or when it
-    /// lies too far off to be on that cell.
+    /// lay, or where one beside the others would lie): at its edges sought
+    /// a little either side, else at the outline itself (the snap can be
+    /// drawn to a neighbour's edge across a narrow gap, while a card put
+    /// down within a few percent of its size of the last one is read at
+    /// the last one's outline). The card surely read, its confidence and
+    /// the outline it was read at; `None` when not sure, or when it lies
+    /// too far off to be on that cell.
     fn read_at(
         &self,
         frame: &RgbImage,
@@ -352,18 +355,18 @@ impl Watcher {
     ) -> Option<(Token, f32, Outline)> {
         let short = short_side(outline);
         let band = OUTSIDE * short + 2.0;
-        let snapped = snap(frame, outline, band, band, Prefer::Nearest)
-            .filter(|s| {
-                s.iter()
-                    .zip(outline)
-                    .all(|(a, b)| dist(*a, *b) <= 1.5 * band)
-            })
-            .unwrap_or(*outline);
+        let snapped = snap(frame, outline, band, band, Prefer::Nearest).filter(|s| {
+            s.iter()
+                .zip(outline)
+                .all(|(a, b)| dist(*a, *b) <= 1.5 * band)
+        });
         let model = self.recogniser.model();
-        let ((token, confidence), at) = model.identify_placed_in(frame, &snapped, true);
-        let token = token.filter(|_| confidence >= SURE_AGAIN)?;
-        let on_cell = dist(centroid(&at), centroid(outline)) <= DRIFT * short;
-        on_cell.then_some((token, confidence, at))
+        snapped.iter().chain([outline]).find_map(|q| {
+            let ((token, confidence), at) = model.identify_placed_in(frame, q, true);
+            let token = token.filter(|_| confidence >= SURE_AGAIN)?;
+            let on_cell = dist(centroid(&at), centroid(outline)) <= DRIFT * short;
+            on_cell.then_some((token, confidence, at))
+        })
     }
 }
 
