@@ -219,7 +219,7 @@ fn varied(frame: &str) -> (image::RgbImage, Recogniser) {
     (image, recogniser)
 }
 
-#[divan::bench(args = VARIED)]
+#[divan::bench(args = VARIED, sample_count = 10, sample_size = 1)]
 fn recognise_varied(bencher: Bencher, frame: &str) {
     let (image, r) = varied(frame);
     bencher.bench_local(|| r.recognise(black_box(&image)));
