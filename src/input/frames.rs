@@ -434,10 +434,10 @@ impl Thumb {
 
 /// How much changed between two frames where they changed most: the mean
 /// change, in 0–255 grey levels, of the [`MOTION_CELLS`] thumbnail cells
-/// that changed most. Cheap
-/// enough for every frame, and blind to what the recogniser looks for, so
-/// a hand it misses (a glove, a sleeve, poor light) still moves pixels;
-/// averaging into patches first keeps sensor noise out of it.
+/// that changed most. Cheap enough for every frame, and blind to what the
+/// recogniser looks for, so a hand it misses (a glove, a sleeve, poor
+/// light) still moves pixels; averaging into patches first keeps sensor
+/// noise out of it.
 ///
 /// Not the mean over the whole picture: a hand reaching a quarter of the
 /// way over the table changes a twentieth of the frame, and the filmed

@@ -651,8 +651,6 @@ mod tests {
     /// put where a red one lay, are each a new frame to read.
     #[test]
     fn any_card_changing_is_a_frame_to_read_again() {
-        use crate::vision::fixtures::Deck;
-        use crate::vision::scene::{SceneParams, render};
         let params = |frame: u64| SceneParams {
             pitch_px: 46.0,
             layout_rotation_deg: 17.0,
@@ -663,9 +661,9 @@ mod tests {
             frame,
             ..SceneParams::clean()
         };
-        let cloth = crate::vision::scene::felt(128, 3);
+        let cloth = felt(128, 3);
         let shot = |text: &str, frame: u64| {
-            let t = crate::table::Table::parse_grid(text, Cell::new(0, 0)).unwrap();
+            let t = Table::parse_grid(text, Cell::new(0, 0)).unwrap();
             let s = render(&t, &params(frame), &|c| Deck::Printed.image(c), &cloth);
             let img = match &s.jpeg {
                 Some(bytes) => image::load_from_memory(bytes).unwrap().to_rgb8(),
