@@ -119,7 +119,7 @@ fn report(sets: Vec<(String, Vec<FrameScore>)>, each: bool) {
         for f in worst {
             let s = &f.score;
             println!(
-                "{:<9} {:<4} {:>3}/{:<3} right {:>2} wrong {:>3} ?? {:>3} missing  {} {:.0}px {}{}",
+                "{:<9} {:<4} {:>3}/{:<3} right {:>2} wrong {:>3} ?? {:>3} missing  {} {:.0}px {} {}{}",
                 f.set,
                 f.name,
                 s.correct,
@@ -130,8 +130,11 @@ fn report(sets: Vec<(String, Vec<FrameScore>)>, each: bool) {
                 f.factors.surface,
                 f.factors.card_px,
                 f.factors.deck,
+                f.factors.occluder,
                 if s.busy_extra > 0 {
                     "  BUSY, no hand"
+                } else if s.busy_frames > s.busy_called {
+                    "  HAND, not caught"
                 } else {
                     ""
                 }

@@ -557,6 +557,23 @@ mod tests {
         assert_eq!(w.last_look(), Look::Same);
     }
 
+    /// The A/B mode latency is measured against: a still table is still
+    /// read once, but a move is read whole, and to the same table.
+    #[test]
+    fn the_whole_watcher_reads_every_change_whole() {
+        let mut w = Watcher::whole(Recogniser::bundled());
+        let first = w.read(&shot(BEFORE, 1, &[]));
+        assert_eq!(first.table().at_origin(), truth(BEFORE));
+        assert_eq!(w.read(&shot(BEFORE, 2, &[])), first);
+        assert_eq!(w.last_look(), Look::Same);
+        let moved = [(0, 0), (1, 0), (0, 1)];
+        let after = w.read(&shot(AFTER, 3, &moved));
+        assert_eq!(w.last_look(), Look::Whole);
+        assert_eq!(after.table().at_origin(), truth(AFTER));
+        w.read(&shot(AFTER, 4, &moved));
+        assert_eq!(w.last_look(), Look::Same);
+    }
+
     #[test]
     fn a_card_put_down_beside_the_others_is_read_where_it_lies() {
         let mut w = Watcher::new(Recogniser::bundled());
