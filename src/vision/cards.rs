@@ -320,6 +320,20 @@ pub trait Identify {
         (read, *corners)
     }
 
+    /// As [`Identify::identify_placed_in`], with the print sought only
+    /// about the outline given, not followed further: for an outline that
+    /// a search is itself moving onto the print (see `grow::climb`), where
+    /// both moving together can frame another kind's print (a 44 px blue
+    /// pawn on gingham was climbed and followed into a blue king).
+    fn identify_placed_near(
+        &self,
+        frame: &RgbImage,
+        corners: &[(f32, f32); 4],
+        rough: bool,
+    ) -> (Read, Outline) {
+        self.identify_placed_in(frame, corners, rough)
+    }
+
     /// The back's mean lightness over the faces' paper, as the deck was
     /// learned: a dark back is far darker than a face's paper under any
     /// light, so a card read as that back while as light as the faces read
@@ -2402,6 +2416,29 @@ pub(super) fn judge(
     id: &dyn Identify,
     source: Source,
 ) -> Detected {
+    judge_as(frame, hands, q, id, source, true)
+}
+
+/// [`judge`] for an outline being moved onto its print: the print is not
+/// followed past one search (see [`Identify::identify_placed_near`]).
+pub(super) fn judge_near(
+    frame: &RgbImage,
+    hands: &Hands,
+    q: &Quad,
+    id: &dyn Identify,
+    source: Source,
+) -> Detected {
+    judge_as(frame, hands, q, id, source, false)
+}
+
+fn judge_as(
+    frame: &RgbImage,
+    hands: &Hands,
+    q: &Quad,
+    id: &dyn Identify,
+    source: Source,
+    follow: bool,
+) -> Detected {
     let grow = 0.12 * q.short + 2.0;
     let grown = expand(&q.corners, q.centre, grow);
     let skin = hands.cover(&grown);
@@ -2417,7 +2454,11 @@ pub(super) fn judge(
         };
     }
     let rough = !matches!(source, Source::Colour);
-    let ((token, confidence), corners) = id.identify_placed_in(frame, &q.corners, rough);
+    let ((token, confidence), corners) = if follow {
+        id.identify_placed_in(frame, &q.corners, rough)
+    } else {
+        id.identify_placed_near(frame, &q.corners, rough)
+    };
     Detected {
         corners,
         centre: if corners == q.corners {

@@ -26,7 +26,7 @@ use std::cell::{Cell, RefCell};
 use image::RgbImage;
 
 use super::cards::{
-    Detected, Hands, Identify, PrintFit, Quad, dist, judge, median, portrait, quad_of,
+    Detected, Hands, Identify, PrintFit, Quad, dist, judge, judge_near, median, portrait, quad_of,
 };
 use super::outline::{self, Prefer, Source, TableModel};
 use crate::table::Token;
@@ -1716,7 +1716,7 @@ fn climb(
         let mut next = None;
         for k in 0..8 {
             let m = moved(&best.0, k);
-            let d = judge(frame, hands, &quad_of(m), id, Source::Region);
+            let d = judge_near(frame, hands, &quad_of(m), id, Source::Region);
             // An outline moved until it reads is held to a surer read.
             if clear(&d) && d.confidence >= SURE_ALONE {
                 let half: [(f32, f32); 4] = std::array::from_fn(|i| {
@@ -1725,7 +1725,7 @@ fn climb(
                         (m[i].1 + q.corners[i].1) / 2.0,
                     )
                 });
-                let back = judge(frame, hands, &quad_of(half), id, Source::Region);
+                let back = judge_near(frame, hands, &quad_of(half), id, Source::Region);
                 return (back.token == d.token).then_some(d);
             }
             if d.confidence > next.map_or(best.1, |(_, n)| n) {
@@ -2115,6 +2115,14 @@ mod tests {
             rough: bool,
         ) -> (crate::vision::cards::Read, Outline) {
             self.id.identify_placed_in(frame, q, rough)
+        }
+        fn identify_placed_near(
+            &self,
+            frame: &RgbImage,
+            q: &Outline,
+            rough: bool,
+        ) -> (crate::vision::cards::Read, Outline) {
+            self.id.identify_placed_near(frame, q, rough)
         }
         fn back_lightness(&self) -> Option<f32> {
             self.id.back_lightness()
