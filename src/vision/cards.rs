@@ -322,9 +322,10 @@ pub trait Identify {
 
     /// As [`Identify::identify_placed_in`], with the print sought only
     /// about the outline given, not followed further: for an outline that
-    /// a search is itself moving onto the print (see `grow::climb`), where
-    /// both moving together can frame another kind's print (a 44 px blue
-    /// pawn on gingham was climbed and followed into a blue king).
+    /// a search is itself moving onto the print (see `grow::climb`). With
+    /// following inside the climb as well, a 44 px blue pawn on gingham
+    /// was climbed to an outline that read as the blue king; with the
+    /// climb's reads looking once, it was not.
     fn identify_placed_near(
         &self,
         frame: &RgbImage,
