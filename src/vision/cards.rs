@@ -343,6 +343,14 @@ pub trait Identify {
         None
     }
 
+    /// The deck's back carries a design bold enough to be seen at the
+    /// reader's grid (a picture, a large pattern): no plain patch of table
+    /// reads as it, so a card read as the back is one whatever colour the
+    /// table is. `false`: plain, or not known.
+    fn back_has_design(&self) -> bool {
+        false
+    }
+
     /// How near the print inside `corners` lies to the nearest kind's,
     /// for fitting an outline to a card's print: the kind, its distance
     /// (lower is nearer; it changes smoothly as the outline moves, where a
@@ -426,6 +434,11 @@ impl Identify for CornerCode {
             }
             read => read,
         }
+    }
+
+    /// The printed deck's back: a lattice oval on navy.
+    fn back_has_design(&self) -> bool {
+        true
     }
 }
 
@@ -820,11 +833,20 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     };
     // An outline from the edge map around a patch of the table's own
     // colour is the gap between cards (the cells of a grid make
-    // card-sized gaps), however plain-back-like it reads.
+    // card-sized gaps), however plain-back-like it reads. Not a card read
+    // as a back with a design, which no patch of table matches; nor one
+    // read as any back on a patterned cloth (a table learned only once
+    // blurred), where a gap shows the pattern, which reads as no back,
+    // and where the blurred frame mixes a card's colours with the
+    // cloth's. (The printed deck's navy backs on a blue gingham were
+    // dropped so: the table's colours were its navy, blue and white
+    // checks, three quarters and more of each back's and each face's.)
     if let Some(t) = &table {
+        let back_kept = id.back_has_design() || t.blurred().is_some();
         out.retain(|(d, source)| {
             *source == Source::Colour
                 || matches!(d.token, Some(Token::Up(_)) | Some(Token::Pair(..)))
+                || back_kept && d.token == Some(Token::Down)
                 || t.share_in(frame, &d.corners) < TABLE_GAP
         });
     }

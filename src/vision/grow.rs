@@ -2127,6 +2127,9 @@ mod tests {
         fn back_lightness(&self) -> Option<f32> {
             self.id.back_lightness()
         }
+        fn back_has_design(&self) -> bool {
+            self.id.back_has_design()
+        }
         fn print_fit(&self, frame: &RgbImage, q: &Outline, searched: bool) -> Option<PrintFit> {
             self.fits.set(self.fits.get() + 1);
             self.id.print_fit(frame, q, searched)
@@ -2179,6 +2182,23 @@ mod tests {
         let (read, fits) = read_counting_fits(&cards_on(SurfaceKind::LightWood, "wP"));
         assert_eq!(read, ["wP"]);
         assert_eq!(fits, 0, "prints fitted on bare wood");
+    }
+
+    /// The printed deck's navy backs on a blue gingham, a frame of the
+    /// demo game filmed on it (`examples/latency --surface gingham`): the
+    /// table's colours are its navy, blue and white checks, three quarters
+    /// and more of every card, backs and faces alike, and each back was
+    /// dropped as a gap between cards, however well its lattice oval read
+    /// (the referee then saw no backs, and flagged the moves made on them).
+    #[test]
+    fn navy_backs_on_a_blue_gingham_are_read_as_backs() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/regressions/demo-gingham-backs.jpg"
+        );
+        let frame = image::open(path).expect("the fixture frame").to_rgb8();
+        let (read, _) = read_counting_fits(&frame);
+        assert_eq!(read, ["##", "##", "##", "bP", "wP"]);
     }
 
     /// Grey slate as light as the deck's navy back is no back of the

@@ -372,6 +372,14 @@ impl Fine {
 /// [`Identify::back_lightness`]) is never read on a washed-out card.
 const DARK_BACK: f32 = 0.6;
 
+/// The least log contrast of a back's print (see [`shape_grid`]) that is
+/// a design a patch of table cannot match: its lightness varies by 15%
+/// RMS over the reader's grid. The printed deck's navy back with its
+/// lattice oval is at -0.8, a back with a large letter at -1.6; a plain
+/// back at -4.0, and a fine lattice, which averages out over the grid's
+/// cells, at -2.3.
+const BACK_DESIGN: f32 = -1.9;
+
 /// The median lightness of a card's fine cells at which its paper is
 /// taken for clipped white (see [`Fine::washed`]).
 const WASHED: f32 = 248.0;
@@ -1476,6 +1484,17 @@ fn placed(corners: &[(f32, f32); 4], shift: (isize, isize), k: f32) -> [(f32, f3
 impl Identify for DeckModel {
     fn back_lightness(&self) -> Option<f32> {
         self.back_lightness
+    }
+
+    /// The back's print contrast (see [`shape_grid`]) is at least
+    /// [`BACK_DESIGN`]; unknown in files learned before contrasts were
+    /// kept.
+    fn back_has_design(&self) -> bool {
+        self.kinds
+            .iter()
+            .find(|k| k.token == Token::Down)
+            .and_then(|k| k.contrast)
+            .is_some_and(|c| c >= BACK_DESIGN)
     }
 
     /// Judged at the reader's sampling; as it lies, against each kind
