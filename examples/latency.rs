@@ -21,7 +21,7 @@
 //! event, such as the camera nudged, has no latency), and the latency's
 //! median, 95th percentile and worst over those; and the flags raised
 //! against those the script's own replay raises (more is a false alarm).
-//! `SHOW=1` prints each table read as no filmed one.
+//! `SHOW=1` prints each table read as no filmed one, and every flag.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -265,6 +265,13 @@ fn measure(
         }
     }
     let flag = |v: &serde_json::Value| v["event"] == "flag";
+    if std::env::var_os("SHOW").is_some() {
+        for (_, l) in &lines {
+            if serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| flag(&v)) {
+                eprintln!("flag: {l}");
+            }
+        }
+    }
     let raised = lines
         .iter()
         .filter_map(|(_, l)| serde_json::from_str::<serde_json::Value>(l).ok())

@@ -222,7 +222,11 @@ impl Watcher {
             }
         }
         self.last = Look::Whole;
-        let (recognition, placed) = self.recogniser.recognise_placed(frame);
+        let (mut recognition, mut placed) = self.recogniser.recognise_placed(frame);
+        if let Some(still) = self.still.as_ref().filter(|_| !recognition.busy) {
+            let calibrated = self.recogniser.calibration().is_some();
+            keep_unmoved(still, &patches, &mut recognition, &mut placed, calibrated);
+        }
         self.latest = (!recognition.busy).then(|| {
             let calm = Calm {
                 patches,
@@ -456,6 +460,92 @@ fn renumber(recognition: &mut Recognition, placed: &mut [Placed]) {
     recognition.cells.sort_by_key(|r| (r.cell.row, r.cell.col));
 }
 
+/// Keeps in a whole reading the cards of the `still` table it missed, or
+/// saw but did not read, where not one patch over them moved since the
+/// still frame: such a card lies there as it lay, and one taken away,
+/// turned or put down again moves the patches over it. (A white bishop
+/// on a white-and-blue gingham was missed in one frame of twenty, the
+/// first after a hand had passed; the frames after it showed what it
+/// showed, so its reading stood until the next move, and the referee
+/// flagged a card gone.) The cells of the two readings are matched by the
+/// cards both read where the other did; with none, nothing is kept.
+fn keep_unmoved(
+    still: &Calm,
+    patches: &Patches,
+    recognition: &mut Recognition,
+    placed: &mut Vec<Placed>,
+    calibrated: bool,
+) {
+    let Some(moved) = still.patches.moved(patches) else {
+        return;
+    };
+    let same_place =
+        |a: &Outline, b: &Outline| dist(centroid(a), centroid(b)) <= DRIFT * short_side(a);
+    // The step from the still reading's cells to this one's, as most of
+    // the cards both read say.
+    let mut steps: Vec<(i32, i32)> = Vec::new();
+    for p in &still.placed {
+        if let Some(q) = placed.iter().find(|q| same_place(&p.corners, &q.corners)) {
+            steps.push((q.cell.col - p.cell.col, q.cell.row - p.cell.row));
+        }
+    }
+    let Some(&step) = steps
+        .iter()
+        .max_by_key(|s| steps.iter().filter(|t| t == s).count())
+    else {
+        return;
+    };
+    let mut added = false;
+    for p in &still.placed {
+        let Some(was) = still.recognition.cells.iter().find(|r| r.cell == p.cell) else {
+            continue;
+        };
+        // As in `read_again`: a moved patch within OUTSIDE of a card's
+        // outline is that card's.
+        let touched = moved.iter().any(|&i| {
+            signed_distance(&p.corners, patches.centre(i)) <= OUTSIDE * short_side(&p.corners)
+        });
+        if was.token == Token::Unreadable || touched {
+            continue;
+        }
+        match placed.iter().find(|q| same_place(&p.corners, &q.corners)) {
+            Some(q) => {
+                if let Some(r) = recognition
+                    .cells
+                    .iter_mut()
+                    .find(|r| r.cell == q.cell && r.token == Token::Unreadable)
+                {
+                    (r.token, r.confidence) = (was.token, was.confidence);
+                }
+            }
+            None => {
+                let cell = Cell::new(p.cell.col + step.0, p.cell.row + step.1);
+                // Another card read on that cell is taken as read.
+                if recognition.cells.iter().any(|r| r.cell == cell) {
+                    continue;
+                }
+                recognition.cells.push(Reading {
+                    cell,
+                    token: was.token,
+                    confidence: was.confidence,
+                });
+                placed.push(Placed {
+                    cell,
+                    corners: p.corners,
+                });
+                added = true;
+            }
+        }
+    }
+    if added {
+        if calibrated {
+            recognition.cells.sort_by_key(|r| (r.cell.row, r.cell.col));
+        } else {
+            renumber(recognition, placed);
+        }
+    }
+}
+
 /// The mean of a card outline's two short sides.
 fn short_side(q: &[(f32, f32); 4]) -> f32 {
     ((dist(q[0], q[1]) + dist(q[3], q[2])) / 2.0).max(1.0)
@@ -526,6 +616,60 @@ mod tests {
     const BEFORE: &str = "wN bB ## rQ\nuP ## wK bR\n## yN bP ##\n";
     /// BEFORE with wN and bB swapped, and uP flipped face down.
     const AFTER: &str = "bB wN ## rQ\n## ## wK bR\n## yN bP ##\n";
+
+    /// A still table's reading, as the watcher keeps it.
+    fn calm(frame: &RgbImage) -> Calm {
+        let (recognition, placed) = Recogniser::bundled().recognise_placed(frame);
+        Calm {
+            patches: Patches::of(frame),
+            recognition,
+            placed,
+        }
+    }
+
+    /// A whole read that lost a card (and saw one it did not read) where
+    /// nothing moved since the still table keeps the card as it was read
+    /// there; one taken away since is not kept.
+    #[test]
+    fn a_card_a_whole_read_missed_where_nothing_moved_is_kept() {
+        let still = calm(&shot(BEFORE, 1, &[]));
+        assert_eq!(still.recognition.table().at_origin(), truth(BEFORE));
+        let lose = |c: &mut Calm, cell: Cell| {
+            c.recognition.cells.retain(|r| r.cell != cell);
+            c.placed.retain(|p| p.cell != cell);
+        };
+        let blur = |c: &mut Calm, cell: Cell| {
+            let r = c.recognition.cells.iter_mut().find(|r| r.cell == cell);
+            r.expect("the cell").token = Token::Unreadable;
+        };
+        // The same table in another frame, read without wN (its top left
+        // card, so the cells left are numbered from another origin) and
+        // with rQ unread.
+        let mut later = calm(&shot(BEFORE, 2, &[]));
+        lose(&mut later, Cell::new(0, 0));
+        renumber(&mut later.recognition, &mut later.placed);
+        blur(&mut later, Cell::new(2, 0));
+        keep_unmoved(
+            &still,
+            &later.patches,
+            &mut later.recognition,
+            &mut later.placed,
+            false,
+        );
+        assert_eq!(later.recognition.table().at_origin(), truth(BEFORE));
+        // wN taken away: its patches moved, and the cloth shows.
+        let gone = ".. bB ## rQ\nuP ## wK bR\n## yN bP ##\n";
+        let mut later = calm(&shot(gone, 3, &[]));
+        lose(&mut later, Cell::new(0, 0));
+        keep_unmoved(
+            &still,
+            &later.patches,
+            &mut later.recognition,
+            &mut later.placed,
+            false,
+        );
+        assert_eq!(later.recognition.table().at_origin(), truth(gone));
+    }
 
     #[test]
     fn a_still_table_is_read_once_and_a_move_reads_just_the_cards_it_changed() {
