@@ -226,6 +226,7 @@ impl Watcher {
         if let Some(still) = self.still.as_ref().filter(|_| !recognition.busy) {
             let calibrated = self.recogniser.calibration().is_some();
             keep_unmoved(still, &patches, &mut recognition, &mut placed, calibrated);
+            self.look_for_missing(still, frame, &mut recognition, &mut placed, calibrated);
         }
         self.latest = (!recognition.busy).then(|| {
             let calm = Calm {
@@ -241,6 +242,114 @@ impl Watcher {
     /// How the last frame was read.
     pub fn last_look(&self) -> Look {
         self.last
+    }
+
+    /// Looks again for the cards of the `still` table that a whole read
+    /// of `frame` did not find, where they would lie now: the still
+    /// table is laid over this reading by the shift most of its cards
+    /// agree with (the camera may have been nudged, or the whole layout
+    /// slid), and each card missing is read where it would lie. One that
+    /// reads surely there is taken; a card taken away leaves cloth, which
+    /// reads as none. (The demo on gingham: the camera nudged as a queen
+    /// was put down, and the first frame after it missed a white bishop;
+    /// the referee found the queen's placement unexplained, and every
+    /// move after it, thirteen flags.)
+    fn look_for_missing(
+        &self,
+        still: &Calm,
+        frame: &RgbImage,
+        recognition: &mut Recognition,
+        placed: &mut Vec<Placed>,
+        calibrated: bool,
+    ) {
+        let read = |r: &Recognition, p: &Placed| {
+            r.cells
+                .iter()
+                .find(|c| c.cell == p.cell)
+                .map(|c| c.token)
+                .filter(|&t| t != Token::Unreadable)
+        };
+        let before: Vec<(&Placed, Token)> = still
+            .placed
+            .iter()
+            .filter_map(|p| Some((p, read(&still.recognition, p)?)))
+            .collect();
+        let now: Vec<(&Placed, Token)> = placed
+            .iter()
+            .filter_map(|p| Some((p, read(recognition, p)?)))
+            .collect();
+        // The cards of `before` that lie, shifted by `by`, where a card of
+        // the same kind was read now: each as (before's, now's).
+        let agree = |by: (f32, f32)| -> Vec<(&Placed, &Placed)> {
+            before
+                .iter()
+                .filter_map(|&(p, t)| {
+                    let (x, y) = centroid(&p.corners);
+                    let at = (x + by.0, y + by.1);
+                    now.iter()
+                        .find(|&&(q, u)| {
+                            u == t
+                                && dist(centroid(&q.corners), at) <= DRIFT * short_side(&q.corners)
+                        })
+                        .map(|&(q, _)| (p, q))
+                })
+                .collect()
+        };
+        // Every shift that takes a card onto one of its kind read now.
+        let shifts = before.iter().flat_map(|&(p, t)| {
+            now.iter()
+                .filter(move |&&(_, u)| u == t)
+                .map(move |&(q, _)| {
+                    let (a, b) = (centroid(&p.corners), centroid(&q.corners));
+                    (b.0 - a.0, b.1 - a.1)
+                })
+        });
+        let Some(pairs) = shifts
+            .map(agree)
+            .max_by_key(Vec::len)
+            .filter(|pairs| pairs.len() >= 2 && 2 * pairs.len() >= now.len())
+        else {
+            return;
+        };
+        let n = pairs.len() as f32;
+        let by = pairs.iter().fold((0.0, 0.0), |s, (p, q)| {
+            let (a, b) = (centroid(&p.corners), centroid(&q.corners));
+            (s.0 + (b.0 - a.0) / n, s.1 + (b.1 - a.1) / n)
+        });
+        let steps: Vec<(i32, i32)> = pairs
+            .iter()
+            .map(|(p, q)| (q.cell.col - p.cell.col, q.cell.row - p.cell.row))
+            .collect();
+        let Some(&step) = steps
+            .iter()
+            .max_by_key(|s| steps.iter().filter(|t| t == s).count())
+        else {
+            return;
+        };
+        let mut added = false;
+        for (p, _) in &before {
+            let there = p.corners.map(|(x, y)| (x + by.0, y + by.1));
+            let (x, y) = centroid(&there);
+            let found = placed
+                .iter()
+                .any(|q| dist(centroid(&q.corners), (x, y)) <= DRIFT * short_side(&there));
+            let cell = Cell::new(p.cell.col + step.0, p.cell.row + step.1);
+            if found || recognition.cells.iter().any(|r| r.cell == cell) {
+                continue;
+            }
+            if let Some((token, confidence, corners)) = self.read_at(frame, &there) {
+                recognition.cells.push(Reading {
+                    cell,
+                    token,
+                    confidence,
+                });
+                placed.push(Placed { cell, corners });
+                added = true;
+            }
+        }
+        if added {
+            number_again(recognition, placed, calibrated);
+        }
     }
 
     /// Reads again, in `frame`, the cards of `calm` seen but not read.
@@ -538,11 +647,18 @@ fn keep_unmoved(
         }
     }
     if added {
-        if calibrated {
-            recognition.cells.sort_by_key(|r| (r.cell.row, r.cell.col));
-        } else {
-            renumber(recognition, placed);
-        }
+        number_again(recognition, placed, calibrated);
+    }
+}
+
+/// Orders a reading's cells again once cards were added to it: a
+/// calibration's cells are the table's own; else they are numbered from
+/// the top left card again.
+fn number_again(recognition: &mut Recognition, placed: &mut [Placed], calibrated: bool) {
+    if calibrated {
+        recognition.cells.sort_by_key(|r| (r.cell.row, r.cell.col));
+    } else {
+        renumber(recognition, placed);
     }
 }
 
@@ -581,6 +697,19 @@ mod tests {
         laid_again: &[(i32, i32)],
         hand: Option<HandParams>,
     ) -> RgbImage {
+        shot_nudged(origin, text, frame, laid_again, hand, (0.0, 0.0))
+    }
+
+    /// [`shot_from`] with the camera nudged: the table shows `nudge`
+    /// cells across and down from where it lay.
+    fn shot_nudged(
+        origin: (i32, i32),
+        text: &str,
+        frame: u64,
+        laid_again: &[(i32, i32)],
+        hand: Option<HandParams>,
+        nudge: (f32, f32),
+    ) -> RgbImage {
         let table = Table::parse_grid(text, Cell::new(origin.0, origin.1)).unwrap();
         let params = SceneParams {
             pitch_px: 80.0,
@@ -592,7 +721,7 @@ mod tests {
             blur_sigma: 0.6,
             noise_sigma: 2.0,
             jpeg_quality: Some(90),
-            anchor: Some((1.5, 1.0)),
+            anchor: Some((1.5 - nudge.0, 1.0 - nudge.1)),
             laid_again: laid_again
                 .iter()
                 .map(|&(c, r)| (Cell::new(c, r), 1))
@@ -669,6 +798,30 @@ mod tests {
             false,
         );
         assert_eq!(later.recognition.table().at_origin(), truth(gone));
+    }
+
+    /// The camera nudged (the layout moved by half a card and more) and a
+    /// whole read lost a card: it is read where the nudge put it. One
+    /// taken away as the camera moved (wN) is not found again.
+    #[test]
+    fn a_card_a_whole_read_missed_is_looked_for_where_the_camera_moved_it() {
+        let w = Watcher::new(Recogniser::bundled());
+        let still = calm(&shot(BEFORE, 1, &[]));
+        for (text, lost) in [
+            (BEFORE, Cell::new(1, 1)),
+            (".. bB ## rQ\nuP ## wK bR\n## yN bP ##\n", Cell::new(1, 0)),
+        ] {
+            let frame = shot_nudged((0, 0), text, 2, &[], None, (-0.6, 0.3));
+            let mut later = calm(&frame);
+            assert_eq!(later.recognition.table().at_origin(), truth(text));
+            // A card the read missed: the back below bB in the first
+            // table, bB itself in the second (where wN is gone too).
+            let (r, p) = (&mut later.recognition, &mut later.placed);
+            r.cells.retain(|c| c.cell != lost);
+            p.retain(|c| c.cell != lost);
+            w.look_for_missing(&still, &frame, r, p, false);
+            assert_eq!(r.table().at_origin(), truth(text), "{text}");
+        }
     }
 
     #[test]
