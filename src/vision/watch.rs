@@ -316,14 +316,7 @@ impl Watcher {
             let (a, b) = (centroid(&p.corners), centroid(&q.corners));
             (s.0 + (b.0 - a.0) / n, s.1 + (b.1 - a.1) / n)
         });
-        let steps: Vec<(i32, i32)> = pairs
-            .iter()
-            .map(|(p, q)| (q.cell.col - p.cell.col, q.cell.row - p.cell.row))
-            .collect();
-        let Some(&step) = steps
-            .iter()
-            .max_by_key(|s| steps.iter().filter(|t| t == s).count())
-        else {
+        let Some(step) = cell_step(pairs.iter().copied()) else {
             return;
         };
         let mut added = false;
@@ -590,18 +583,11 @@ fn keep_unmoved(
     };
     let same_place =
         |a: &Outline, b: &Outline| dist(centroid(a), centroid(b)) <= DRIFT * short_side(a);
-    // The step from the still reading's cells to this one's, as most of
-    // the cards both read say.
-    let mut steps: Vec<(i32, i32)> = Vec::new();
-    for p in &still.placed {
-        if let Some(q) = placed.iter().find(|q| same_place(&p.corners, &q.corners)) {
-            steps.push((q.cell.col - p.cell.col, q.cell.row - p.cell.row));
-        }
-    }
-    let Some(&step) = steps
-        .iter()
-        .max_by_key(|s| steps.iter().filter(|t| t == s).count())
-    else {
+    let pairs = still.placed.iter().filter_map(|p| {
+        let q = placed.iter().find(|q| same_place(&p.corners, &q.corners))?;
+        Some((p, q))
+    });
+    let Some(step) = cell_step(pairs) else {
         return;
     };
     let mut added = false;
@@ -649,6 +635,19 @@ fn keep_unmoved(
     if added {
         number_again(recognition, placed, calibrated);
     }
+}
+
+/// The step from one reading's cells to another's, as most of the cards
+/// both read (each as (the first's, the other's)) say: the two number
+/// their cells from their own top left cards. `None` with no card.
+fn cell_step<'a>(pairs: impl Iterator<Item = (&'a Placed, &'a Placed)>) -> Option<(i32, i32)> {
+    let steps: Vec<(i32, i32)> = pairs
+        .map(|(p, q)| (q.cell.col - p.cell.col, q.cell.row - p.cell.row))
+        .collect();
+    steps
+        .iter()
+        .max_by_key(|s| steps.iter().filter(|t| t == s).count())
+        .copied()
 }
 
 /// Orders a reading's cells again once cards were added to it: a
