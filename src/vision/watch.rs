@@ -685,23 +685,13 @@ mod tests {
         laid_again: &[(i32, i32)],
         hand: Option<HandParams>,
     ) -> RgbImage {
-        shot_from((0, 0), text, frame, laid_again, hand)
+        shot_from((0, 0), text, frame, laid_again, hand, (0.0, 0.0))
     }
 
-    /// [`shot_with`] of a table whose top left cell is `origin`.
+    /// [`shot_with`] of a table whose top left cell is `origin`, with the
+    /// camera nudged: the table shows `nudge` cells across and down from
+    /// where it lay.
     fn shot_from(
-        origin: (i32, i32),
-        text: &str,
-        frame: u64,
-        laid_again: &[(i32, i32)],
-        hand: Option<HandParams>,
-    ) -> RgbImage {
-        shot_nudged(origin, text, frame, laid_again, hand, (0.0, 0.0))
-    }
-
-    /// [`shot_from`] with the camera nudged: the table shows `nudge`
-    /// cells across and down from where it lay.
-    fn shot_nudged(
         origin: (i32, i32),
         text: &str,
         frame: u64,
@@ -770,33 +760,24 @@ mod tests {
             let r = c.recognition.cells.iter_mut().find(|r| r.cell == cell);
             r.expect("the cell").token = Token::Unreadable;
         };
-        // The same table in another frame, read without wN (its top left
-        // card, so the cells left are numbered from another origin) and
-        // with rQ unread.
-        let mut later = calm(&shot(BEFORE, 2, &[]));
-        lose(&mut later, Cell::new(0, 0));
-        renumber(&mut later.recognition, &mut later.placed);
-        blur(&mut later, Cell::new(2, 0));
-        keep_unmoved(
-            &still,
-            &later.patches,
-            &mut later.recognition,
-            &mut later.placed,
-            false,
-        );
-        assert_eq!(later.recognition.table().at_origin(), truth(BEFORE));
-        // wN taken away: its patches moved, and the cloth shows.
+        // The same table in another frame, read without wN and with rQ
+        // unread; then with wN taken away (its patches moved, the cloth
+        // shows).
         let gone = ".. bB ## rQ\nuP ## wK bR\n## yN bP ##\n";
-        let mut later = calm(&shot(gone, 3, &[]));
-        lose(&mut later, Cell::new(0, 0));
-        keep_unmoved(
-            &still,
-            &later.patches,
-            &mut later.recognition,
-            &mut later.placed,
-            false,
-        );
-        assert_eq!(later.recognition.table().at_origin(), truth(gone));
+        for (text, frame, unread) in [(BEFORE, 2, Some(Cell::new(2, 0))), (gone, 3, None)] {
+            let mut later = calm(&shot(text, frame, &[]));
+            lose(&mut later, Cell::new(0, 0));
+            if let Some(cell) = unread {
+                blur(&mut later, cell);
+            }
+            let Calm {
+                patches,
+                recognition,
+                placed,
+            } = &mut later;
+            keep_unmoved(&still, patches, recognition, placed, false);
+            assert_eq!(recognition.table().at_origin(), truth(text), "{text}");
+        }
     }
 
     /// The camera nudged (the layout moved by half a card and more) and a
@@ -810,7 +791,7 @@ mod tests {
             (BEFORE, Cell::new(1, 1)),
             (".. bB ## rQ\nuP ## wK bR\n## yN bP ##\n", Cell::new(1, 0)),
         ] {
-            let frame = shot_nudged((0, 0), text, 2, &[], None, (-0.6, 0.3));
+            let frame = shot_from((0, 0), text, 2, &[], None, (-0.6, 0.3));
             let mut later = calm(&frame);
             assert_eq!(later.recognition.table().at_origin(), truth(text));
             // A card the read missed: the back below bB in the first
@@ -878,7 +859,7 @@ mod tests {
         // Left of the layout: every cell is named anew from the new first
         // column, as the whole frame names them.
         let placed = ".. wN bB ## rQ\nwB uP ## wK bR\n.. ## yN bP ##\n";
-        let frame = shot_from((-1, 0), placed, 3, &[], None);
+        let frame = shot_from((-1, 0), placed, 3, &[], None, (0.0, 0.0));
         let read = w.read(&frame);
         assert!(
             matches!(w.last_look(), Look::Again(1..=MOST_READ_AGAIN)),
@@ -892,7 +873,7 @@ mod tests {
         );
         // Diagonally beside the corner.
         let corner = ".. wN bB ## rQ ..\nwB uP ## wK bR ..\n.. ## yN bP ## ..\n.. .. .. .. .. yQ\n";
-        let frame = shot_from((-1, 0), corner, 4, &[], None);
+        let frame = shot_from((-1, 0), corner, 4, &[], None, (0.0, 0.0));
         let read = w.read(&frame);
         assert!(
             matches!(w.last_look(), Look::Again(_)),
