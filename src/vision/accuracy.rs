@@ -636,6 +636,16 @@ mod tests {
         (factors, s)
     }
 
+    /// One card held close to the camera, alone in the frame: a navy back
+    /// 425 px wide on a white table, found by its outline but dropped, for
+    /// no face vouched for it (a back with a design vouches as a face
+    /// does); and a white rook 396 px wide on a green and white gingham,
+    /// which the green-felt path merged with the white checks it touches.
+    #[test]
+    fn a_lone_card_held_close_is_read() {
+        all_read_right(&[("light/017", 1), ("mixed/012", 1)]);
+    }
+
     #[test]
     fn touching_cards_part_along_their_seam() {
         let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));

@@ -191,6 +191,18 @@ impl FeltClasses {
         })
     }
 
+    /// The share of the frame in pixels of no felt or skin colour that
+    /// join a side of the frame.
+    fn cloth_reaching(&self) -> f32 {
+        let n = self
+            .class
+            .iter()
+            .zip(self.reaching())
+            .filter(|&(&c, &r)| c == CARD && r)
+            .count();
+        n as f32 / (self.w * self.h).max(1) as f32
+    }
+
     /// A hand over the felt: one patch of skin-coloured pixels large
     /// enough for a hand. The skin-coloured print of many cards (yellow and
     /// red pieces) adds up to as many pixels, but each patch of it is small.
@@ -477,8 +489,13 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
     let felt = FeltClasses::new(frame);
     let edges = Edges::new(frame);
     // A plain cloth: its texture sets no edge threshold above the noise
-    // floor (a checked cloth's squares do, however green).
-    let on_felt = felt.felt * 2 > w * h && edges.plain();
+    // floor (a checked cloth's squares do, however green). Nor is a cloth
+    // of large green and white checks or stripes felt, though most of it
+    // is green and its squares too large to raise the threshold: its
+    // white squares reach the frame's sides (a hand or a sleeve covers a
+    // few hundredths of the frame; a green gingham's white checks four
+    // tenths), and would merge with the cards they touch.
+    let on_felt = felt.felt * 2 > w * h && edges.plain() && felt.cloth_reaching() < CLOTH_REACHING;
     // Green felt keeps the path it was tuned on (pixel classes by hue,
     // hands by skin colour) until the general path matches it there; every
     // other table goes the general way, which assumes no colour.
@@ -859,7 +876,7 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         if table.is_some() {
             super::grow::reread(frame, &hands, &mut cards, id);
         }
-        cards = vouched(cards, w);
+        cards = vouched(cards, w, id.back_has_design());
         if table.is_none() {
             super::grow::reread(frame, &hands, &mut cards, id);
         }
@@ -909,6 +926,10 @@ pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
         hand,
     }
 }
+
+/// The most of the frame that pixels of neither felt's nor skin's colour,
+/// joined to the frame's sides, cover on green felt (see [`find`]).
+const CLOTH_REACHING: f32 = 0.2;
 
 /// The largest share of the frame a card may cover: one held close to
 /// the camera, half the frame wide.
@@ -1181,12 +1202,22 @@ const MIN_SHORT: f32 = 0.025;
 /// detection must be about the size of the faces read (the cards of one
 /// table are one size, give or take the camera's tilt), and with no face
 /// read at all it is not reported. Cards found by their own colour stand
-/// on their own.
-fn vouched(dets: Vec<(Detected, Source)>, frame_w: usize) -> Vec<(Detected, Source)> {
+/// on their own. A back whose print has a design (`backs_vouch`) is as
+/// hard to fake as a face, and vouches as one: a lone back held close to
+/// the camera, or a layout of backs alone, is a card.
+fn vouched(
+    dets: Vec<(Detected, Source)>,
+    frame_w: usize,
+    backs_vouch: bool,
+) -> Vec<(Detected, Source)> {
     let area = |d: &Detected| polygon_area(&d.corners);
     let mut faces: Vec<f32> = dets
         .iter()
-        .filter(|(d, _)| matches!(d.token, Some(Token::Up(_)) | Some(Token::Pair(..))))
+        .filter(|(d, _)| match d.token {
+            Some(Token::Up(_) | Token::Pair(..)) => true,
+            Some(Token::Down) => backs_vouch,
+            _ => false,
+        })
         .map(|(d, _)| area(d))
         .collect();
     faces.sort_by(f32::total_cmp);
@@ -2498,7 +2529,7 @@ pub(super) fn dist(a: (f32, f32), b: (f32, f32)) -> f32 {
     ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
 }
 
-fn polygon_area(p: &[(f32, f32); 4]) -> f32 {
+pub(super) fn polygon_area(p: &[(f32, f32); 4]) -> f32 {
     let mut s = 0.0;
     for i in 0..4 {
         let (a, b) = (p[i], p[(i + 1) % 4]);
@@ -2588,6 +2619,11 @@ impl Rect {
 
 /// The minimum-area rectangle around a convex polygon (one side lies on a
 /// polygon edge).
+/// The smallest rectangle round `pts`, its corners in order round it.
+pub(super) fn bounding_rect(pts: &[(f32, f32)]) -> Option<[(f32, f32); 4]> {
+    min_rect(&hull(pts)).map(|r| r.corners())
+}
+
 fn min_rect(hull: &[(f32, f32)]) -> Option<Rect> {
     if hull.len() < 3 {
         return None;

@@ -4,7 +4,7 @@ use image::RgbImage;
 
 use crate::table::{Cell, Table, Token};
 use crate::vision::calibration::Calibration;
-use crate::vision::cards::find;
+use crate::vision::cards::{Detected, find};
 use crate::vision::lattice;
 use crate::vision::templates::DeckModel;
 
@@ -100,15 +100,22 @@ impl Recogniser {
     /// (none for a cell two cards were placed on).
     pub(crate) fn recognise_placed(&self, frame: &RgbImage) -> (Recognition, Vec<Placed>) {
         let finding = find(frame, self.deck.model());
-        let (dets, busy) = (finding.cards, finding.hand);
-        let size = frame.dimensions();
+        let (mut recognition, placed) = self.place(&finding.cards, frame.dimensions());
+        recognition.busy = finding.hand;
+        (recognition, placed)
+    }
+
+    /// The cells of cards found in a frame of `size`: on the calibration's
+    /// lattice while it fits them, else on the one they make (see
+    /// [`lattice`]). Not busy.
+    pub(crate) fn place(&self, dets: &[Detected], size: (u32, u32)) -> (Recognition, Vec<Placed>) {
         let (placement, stale) = match &self.calibration {
-            Some(cal) if dets.is_empty() => (None, cal.check(&dets, size).err()),
-            Some(cal) => match cal.check(&dets, size) {
-                Ok(()) => (Some(lattice::place(&cal.lattice, &dets)), None),
-                Err(stale) => (lattice::fit_read(&dets), Some(stale)),
+            Some(cal) if dets.is_empty() => (None, cal.check(dets, size).err()),
+            Some(cal) => match cal.check(dets, size) {
+                Ok(()) => (Some(lattice::place(&cal.lattice, dets)), None),
+                Err(stale) => (lattice::fit_read(dets), Some(stale)),
             },
-            None => (lattice::fit_read(&dets), None),
+            None => (lattice::fit_read(dets), None),
         };
         let mut cells: Vec<Reading> = Vec::new();
         let mut placed: Vec<Placed> = Vec::new();
@@ -144,6 +151,7 @@ impl Recogniser {
         let note = stale.map(|s| {
             format!("{s}; cells come from the cards alone until `arbiter calibrate` is run again")
         });
+        let busy = false;
         (Recognition { busy, cells, note }, placed)
     }
 

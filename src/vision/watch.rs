@@ -13,9 +13,14 @@
 //! read of the first still frame after a move, so this is most of the
 //! delay from a card lying still to its flag.
 
+use std::sync::Arc;
+
 use image::RgbImage;
 
-use super::cards::{Identify, Outline, dist, signed_distance};
+use super::cards::{
+    CLOSE_UP, Detected, Identify, Outline, Run, bounding_rect, card_shaped, components, dist,
+    median, polygon_area, portrait, quad_of, signed_distance,
+};
 use super::grow::centroid;
 use super::outline::{Prefer, snap};
 use super::recognise::{Placed, Reading, Recogniser, Recognition};
@@ -125,6 +130,9 @@ pub struct Watcher {
 /// What a calm frame showed.
 #[derive(Clone)]
 struct Calm {
+    /// The frame itself: what a card put down is told from, pixel by pixel
+    /// (see [`Watcher::look_where_changed`]).
+    frame: Arc<RgbImage>,
     /// Its patches.
     patches: Patches,
     recognition: Recognition,
@@ -227,9 +235,11 @@ impl Watcher {
             let calibrated = self.recogniser.calibration().is_some();
             keep_unmoved(still, &patches, &mut recognition, &mut placed, calibrated);
             self.look_for_missing(still, frame, &mut recognition, &mut placed, calibrated);
+            self.look_where_changed(still, frame, &patches, &mut recognition, &mut placed);
         }
         self.latest = (!recognition.busy).then(|| {
             let calm = Calm {
+                frame: Arc::new(frame.clone()),
                 patches,
                 recognition: recognition.clone(),
                 placed,
@@ -345,6 +355,100 @@ impl Watcher {
         }
     }
 
+    /// Looks for cards put down where the table changed since it lay
+    /// still and a whole read of `frame` found none: the camera stands
+    /// still, so the pixels that differ from the still frame's, away from
+    /// every card read, outline what was put down, whatever the cloth
+    /// (a white card on white and blue stripes, whose edges the stripes'
+    /// drown, is a clear patch of change). An outline of a card's shape
+    /// is read there, and taken when it reads surely; then every card is
+    /// placed on its cell again, as a whole read places them. Change that
+    /// reaches the frame's edge (an arm) or of no card's size is left.
+    fn look_where_changed(
+        &self,
+        still: &Calm,
+        frame: &RgbImage,
+        patches: &Patches,
+        recognition: &mut Recognition,
+        placed: &mut Vec<Placed>,
+    ) {
+        let Some(moved) = still.patches.moved(patches) else {
+            return;
+        };
+        let explained = |i: usize| {
+            placed.iter().any(|p| {
+                signed_distance(&p.corners, patches.centre(i)) <= OUTSIDE * short_side(&p.corners)
+            })
+        };
+        let mut open = vec![false; patches.w * patches.h];
+        for &i in &moved {
+            open[i] = !explained(i);
+        }
+        // A card's size, from the cards read (patches); any from the
+        // narrowest card the camera reads to one held close.
+        let card_patches = median(
+            placed
+                .iter()
+                .map(|p| polygon_area(&p.corners) / (PATCH * PATCH) as f32)
+                .collect(),
+        );
+        let (least, most) = match card_patches {
+            Some(a) => (CHANGE_SIZE.start * a, CHANGE_SIZE.end * a),
+            None => (LEAST_CHANGE, CLOSE_UP * (patches.w * patches.h) as f32),
+        };
+        let mut found: Vec<Detected> = Vec::new();
+        for runs in components(patches.w, patches.h, |i| open[i]) {
+            let n: usize = runs.iter().map(|r| (r.x1 - r.x0) as usize).sum();
+            let on_edge = runs.iter().any(|r| {
+                r.y == 0 || r.y as usize + 1 == patches.h || r.x0 == 0 || r.x1 as usize == patches.w
+            });
+            if on_edge || !(least..=most).contains(&(n as f32)) {
+                continue;
+            }
+            let Some(outline) = changed_outline(&still.frame, frame, &runs) else {
+                continue;
+            };
+            if let Some((token, confidence, corners)) = self.read_at(frame, &outline) {
+                found.push(Detected {
+                    corners,
+                    centre: centroid(&corners),
+                    token: Some(token),
+                    confidence,
+                });
+            }
+        }
+        if found.is_empty() {
+            return;
+        }
+        let mut dets: Vec<Detected> = placed
+            .iter()
+            .filter_map(|p| {
+                let r = recognition.cells.iter().find(|r| r.cell == p.cell)?;
+                Some(Detected {
+                    corners: p.corners,
+                    centre: centroid(&p.corners),
+                    token: (r.token != Token::Unreadable).then_some(r.token),
+                    confidence: r.confidence,
+                })
+            })
+            .collect();
+        // A cell two cards were read on has no outline: it is not placed
+        // again, and the reading is left as it was.
+        if dets.len() != recognition.cells.len() {
+            return;
+        }
+        dets.extend(found);
+        let (mut again, placed_again) = self.recogniser.place(&dets, frame.dimensions());
+        // Every card must land on a cell of its own.
+        if again.cells.len() != dets.len() {
+            return;
+        }
+        again.busy = recognition.busy;
+        again.note = recognition.note.take();
+        *recognition = again;
+        *placed = placed_again;
+    }
+
     /// Reads again, in `frame`, the cards of `calm` seen but not read.
     fn look_again_at_unread(&self, calm: &mut Calm, frame: &RgbImage) {
         for p in &mut calm.placed {
@@ -439,6 +543,7 @@ impl Watcher {
             renumber(&mut recognition, &mut placed);
         }
         let calm = Calm {
+            frame: Arc::new(frame.clone()),
             patches: patches.clone(),
             recognition,
             placed,
@@ -587,8 +692,11 @@ fn keep_unmoved(
         let q = placed.iter().find(|q| same_place(&p.corners, &q.corners))?;
         Some((p, q))
     });
-    let Some(step) = cell_step(pairs) else {
-        return;
+    // With nothing read now, the still table's cells stand as they were.
+    let step = match cell_step(pairs) {
+        Some(step) => step,
+        None if placed.is_empty() => (0, 0),
+        None => return,
     };
     let mut added = false;
     for p in &still.placed {
@@ -659,6 +767,70 @@ fn number_again(recognition: &mut Recognition, placed: &mut [Placed], calibrated
     } else {
         renumber(recognition, placed);
     }
+}
+
+/// The size of a patch of change that may be a card put down, in patches,
+/// over a card's size: a card and its shadow cover a card's patches and
+/// those its edges cross.
+const CHANGE_SIZE: std::ops::Range<f32> = 0.6..2.5;
+
+/// The fewest patches a card put down covers when no card gives the
+/// size: a 40 px card is about 35.
+const LEAST_CHANGE: f32 = 12.0;
+
+/// The fewest pixels in a piece of change that counts towards a card's
+/// outline.
+const MIN_PIECE: usize = 12;
+
+/// The least step in some channel (0–255) by which a pixel differs from
+/// the still frame's where something was put down: a camera's noise is a
+/// few levels, a card on cloth of its own colour tens at its print, its
+/// edge and its shadow.
+const CHANGED: u8 = 24;
+
+/// The outline of what changed between the frames `before` and `now`
+/// over the patches `runs` (and a patch round them): the smallest
+/// rectangle round the pixels that differ by [`CHANGED`] (in pieces of
+/// some size: a card's paper of the cloth's colour does not differ, its
+/// print, frame and edge do), in portrait order. `None` unless it has a
+/// card's shape.
+fn changed_outline(before: &RgbImage, now: &RgbImage, runs: &[Run]) -> Option<Outline> {
+    if before.dimensions() != now.dimensions() {
+        return None;
+    }
+    let (w, h) = (now.width() as usize, now.height() as usize);
+    let x0 = runs.iter().map(|r| r.x0 as usize).min()?.saturating_sub(1) * PATCH;
+    let x1 = ((runs.iter().map(|r| r.x1 as usize).max()? + 1) * PATCH).min(w);
+    let y0 = runs.iter().map(|r| r.y as usize).min()?.saturating_sub(1) * PATCH;
+    let y1 = ((runs.iter().map(|r| r.y as usize).max()? + 2) * PATCH).min(h);
+    let (bw, bh) = (x1.checked_sub(x0)?, y1.checked_sub(y0)?);
+    let (a, b) = (before.as_raw(), now.as_raw());
+    let differs: Vec<bool> = (0..bw * bh)
+        .map(|k| {
+            let i = 3 * ((y0 + k / bw) * w + x0 + k % bw);
+            (0..3).any(|c| a[i + c].abs_diff(b[i + c]) >= CHANGED)
+        })
+        .collect();
+    let pieces = components(bw, bh, |k| differs[k]);
+    let size = |p: &Vec<Run>| p.iter().map(|r| (r.x1 - r.x0) as usize).sum::<usize>();
+    let largest = pieces.iter().map(size).max()?;
+    // Specks of noise, or of a JPEG's ringing, are not the card.
+    let least = (largest / 50).max(MIN_PIECE);
+    let corners: Vec<(f32, f32)> = pieces
+        .iter()
+        .filter(|p| size(p) >= least)
+        .flatten()
+        .flat_map(|r| {
+            let (l, r_, y) = (
+                (x0 + r.x0 as usize) as f32,
+                (x0 + r.x1 as usize) as f32,
+                (y0 + r.y as usize) as f32,
+            );
+            [(l, y), (r_, y), (l, y + 1.0), (r_, y + 1.0)]
+        })
+        .collect();
+    let q = quad_of(portrait(bounding_rect(&corners)?));
+    card_shaped(q.aspect, 1.0).then_some(q.corners)
 }
 
 /// The mean of a card outline's two short sides.
@@ -739,6 +911,7 @@ mod tests {
     fn calm(frame: &RgbImage) -> Calm {
         let (recognition, placed) = Recogniser::bundled().recognise_placed(frame);
         Calm {
+            frame: Arc::new(frame.clone()),
             patches: Patches::of(frame),
             recognition,
             placed,
@@ -774,10 +947,62 @@ mod tests {
                 patches,
                 recognition,
                 placed,
+                ..
             } = &mut later;
             keep_unmoved(&still, patches, recognition, placed, false);
             assert_eq!(recognition.table().at_origin(), truth(text), "{text}");
         }
+    }
+
+    /// A card put down that a whole read did not find is found where the
+    /// frame differs from the still one, away from the cards read: beside
+    /// a layout, and alone on an empty table (a white card on white and
+    /// blue stripes was missed so, and the referee, shown an empty table,
+    /// flagged every move after it). What a hand reaching in changes is
+    /// not read as a card.
+    #[test]
+    fn a_card_put_down_that_a_whole_read_missed_is_found_where_the_frame_changed() {
+        let w = Watcher::new(Recogniser::bundled());
+        let beside = "wN bB ## rQ wQ\nuP ## wK bR ..\n## yN bP ## ..\n";
+        for (before, after, put) in [
+            (BEFORE, beside, Cell::new(4, 0)),
+            ("..", "wP", Cell::new(0, 0)),
+        ] {
+            let still = calm(&shot(before, 1, &[]));
+            let frame = shot(after, 2, &[(put.col, put.row)]);
+            let mut later = calm(&frame);
+            assert_eq!(later.recognition.table().at_origin(), truth(after));
+            later.recognition.cells.retain(|r| r.cell != put);
+            later.placed.retain(|p| p.cell != put);
+            let Calm {
+                patches,
+                recognition,
+                placed,
+                ..
+            } = &mut later;
+            w.look_where_changed(&still, &frame, patches, recognition, placed);
+            assert_eq!(recognition.table().at_origin(), truth(after), "{after}");
+            assert_eq!(placed.len(), recognition.cells.len());
+        }
+        // A hand over the empty table, not seen busy: nothing is read.
+        let hand = HandParams {
+            reach: 0.45,
+            from_deg: Some(200.0),
+            size: 1.0,
+        };
+        let still = calm(&shot("wP", 1, &[]));
+        let frame = shot_with("wP", 2, &[], Some(hand));
+        let mut later = calm(&frame);
+        later.recognition.cells.clear();
+        later.placed.clear();
+        let Calm {
+            patches,
+            recognition,
+            placed,
+            ..
+        } = &mut later;
+        w.look_where_changed(&still, &frame, patches, recognition, placed);
+        assert!(recognition.cells.is_empty(), "{:?}", recognition.cells);
     }
 
     /// The camera nudged (the layout moved by half a card and more) and a
