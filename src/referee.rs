@@ -9,7 +9,7 @@
 use crate::event::{Event, EventBody, Flag, FlagKind, How};
 use crate::games::{Game, Reading, Verdict};
 use crate::observation::Observation;
-use crate::table::{Cell, Table, Token};
+use crate::table::{Cell, Change, Table, Token};
 
 /// Above this many differing cells an alignment is not worth judging: no
 /// action of any game changes that much at once.
@@ -110,7 +110,12 @@ impl<G: Game> Referee<G> {
                     });
                 }
                 if self.undecided.is_empty() {
-                    let (verdict, offset) = judge_table(&self.game, &self.expected, table);
+                    let (mut verdict, mut offset) = judge_table(&self.game, &self.expected, table);
+                    if matches!(verdict, Some(Verdict::Flag(_)))
+                        && let Some((both, d)) = two_actions(&self.game, &self.expected, table)
+                    {
+                        (verdict, offset) = (Some(both), d);
+                    }
                     self.last_offset = offset;
                     self.settle(verdict, &mut emit);
                 } else {
@@ -396,6 +401,104 @@ fn judge_table<G: Game>(
         }
     };
     (Some(Verdict::Flag(flag)), d)
+}
+
+/// The most cells two actions seen at once may change between them: two
+/// moves, each with its SWAP and a capture's FLIP.
+const MOST_CAUGHT_UP: usize = 6;
+
+/// A table that two actions in turn explain, each by its own player, when
+/// the input missed the settled table between them: a camera misread it
+/// (a card it did not find until the next card lay beside it), or hands
+/// never left the table. Both are announced, in turn, and nothing is
+/// flagged: the players did nothing wrong. Only a table whose changes
+/// split one way into two legal actions is read so, and only when each
+/// action shows its own card face-up where it put it: a face-down card is
+/// anyone's, so two laid at once stay one player's mistake (EP-TURN).
+fn two_actions<G: Game>(
+    game: &G,
+    expected: &Table,
+    observed: &Table,
+) -> Option<(Verdict<G>, Cell)> {
+    let mut found: Option<(Verdict<G>, Cell)> = None;
+    // Only the alignments that leave the fewest cells changed: on a small
+    // board a shifted table differs in a few cells too, which two actions
+    // may happen to explain.
+    let offsets: Vec<(usize, Cell)> = candidate_offsets(game, expected, observed)
+        .into_iter()
+        .map(|d| (expected.diff_count(observed, d, MOST_CAUGHT_UP + 1), d))
+        .collect();
+    let fewest = offsets.iter().map(|&(n, _)| n).min()?;
+    for d in offsets
+        .into_iter()
+        .filter(|&(n, _)| n == fewest)
+        .map(|(_, d)| d)
+    {
+        let changes = expected.diff(observed, d);
+        let n = changes.len();
+        if !(2..=MOST_CAUGHT_UP).contains(&n) {
+            continue;
+        }
+        // Shows the card of each of its actions face-up where it went.
+        let shown = |events: &[EventBody]| {
+            let mut actions = events.iter().filter_map(|e| match e {
+                EventBody::Action(a) => Some(a),
+                _ => None,
+            });
+            let mut any = false;
+            let all = actions.all(|a| {
+                any = true;
+                let (Some(card), Some(to)) = (a.card, a.to) else {
+                    return false;
+                };
+                card.colour.name() == a.player && observed.get(to.minus(d)) == Some(Token::Up(card))
+            });
+            any && all
+        };
+        // Each split of the changes into the first action's and the rest.
+        for mask in 1..(1u32 << n) - 1 {
+            let first: Vec<Change> = changes
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask >> i & 1 == 1)
+                .map(|(_, c)| *c)
+                .collect();
+            let Verdict::Advance {
+                game: g1,
+                events: e1,
+            } = game.judge(&first)
+            else {
+                continue;
+            };
+            if !shown(&e1) {
+                continue;
+            }
+            let rest = g1.table().diff(observed, d);
+            if rest.is_empty() {
+                continue;
+            }
+            let Verdict::Advance {
+                game: g2,
+                events: e2,
+            } = g1.judge(&rest)
+            else {
+                continue;
+            };
+            if !shown(&e2) {
+                continue;
+            }
+            if found.is_some() {
+                // Two readings: the table does not say which.
+                return None;
+            }
+            let events = [e1, e2].concat();
+            found = Some((Verdict::Advance { game: g2, events }, d));
+        }
+        if found.is_some() {
+            break;
+        }
+    }
+    found
 }
 
 /// The translations worth trying. Every action adds, removes or changes
