@@ -15,6 +15,9 @@
 //!   saves.
 //! - `--keep DIR`: keep each surface's frames in `DIR/<surface>/` (to
 //!   read one again with `arbiter recognise`).
+//! - `--deck NAME`: the deck filmed (default `printed`; `stand-in`,
+//!   `letters`, `silhouette`, `outline` are learned from their faces in
+//!   `fixtures/decks/`, as `arbiter deck learn` would).
 //!
 //! For each surface it prints how many of the filmed tables were read as
 //! filmed, how many of those the referee judged (a step that causes no
@@ -39,6 +42,7 @@ use arbiter::vision::fixtures::Deck;
 use arbiter::vision::record::{Filming, film};
 use arbiter::vision::scene::surface::{Surface, SurfaceKind};
 use arbiter::vision::scene::{SceneParams, felt, render};
+use arbiter::vision::templates::DeckModel;
 
 /// Each line written, with when it was written.
 #[derive(Clone, Default)]
@@ -75,6 +79,7 @@ struct Options {
     settle: Duration,
     keep: Option<PathBuf>,
     whole: bool,
+    deck: Deck,
 }
 
 fn options() -> Result<Options, String> {
@@ -85,6 +90,7 @@ fn options() -> Result<Options, String> {
         settle: VisionConfig::default().settle,
         keep: None,
         whole: false,
+        deck: Deck::Printed,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -100,6 +106,10 @@ fn options() -> Result<Options, String> {
             }
             "--whole" => o.whole = true,
             "--keep" => o.keep = Some(PathBuf::from(value()?)),
+            "--deck" => {
+                let name = value()?;
+                o.deck = Deck::from_name(name).ok_or(format!("--deck: no deck {name}"))?;
+            }
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -144,7 +154,7 @@ fn main() -> Result<(), String> {
             None => std::env::temp_dir().join(format!("arbiter-latency-{}", std::process::id())),
         };
         let _ = std::fs::remove_dir_all(&dir);
-        write_frames(&dir, &frames).map_err(|e| format!("{}: {e}", dir.display()))?;
+        write_frames(&dir, &frames, o.deck).map_err(|e| format!("{}: {e}", dir.display()))?;
         let measured = measure(&script, &dir, &frames, &o)?;
         if o.keep.is_none() {
             let _ = std::fs::remove_dir_all(&dir);
@@ -156,7 +166,7 @@ fn main() -> Result<(), String> {
 
 /// Writes the frames as a recording, `NNNN.jpg` in `dir`, each with its
 /// own sensor noise: a still table flickers as a webcam's does.
-fn write_frames(dir: &Path, frames: &[(Table, SceneParams)]) -> io::Result<()> {
+fn write_frames(dir: &Path, frames: &[(Table, SceneParams)], deck: Deck) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let cloth = felt(256, frames.first().map_or(0, |f| f.1.seed));
     for (n, (table, params)) in frames.iter().enumerate() {
@@ -164,7 +174,7 @@ fn write_frames(dir: &Path, frames: &[(Table, SceneParams)]) -> io::Result<()> {
             frame: n as u64 + 1,
             ..params.clone()
         };
-        let scene = render(table, &params, &|c| Deck::Printed.image(c), &cloth);
+        let scene = render(table, &params, &|c| deck.image(c), &cloth);
         let path = dir.join(format!("{n:04}.jpg"));
         match scene.jpeg {
             Some(bytes) => std::fs::write(path, bytes)?,
@@ -199,7 +209,21 @@ fn measure(
         .filter(|(i, (_, p))| p.hand.is_none() && (*i == 0 || frames[i - 1].1.hand.is_some()))
         .map(|(i, (t, _))| (i, t))
         .collect();
+    // A learned deck is learned from its faces, as `arbiter deck learn`
+    // does, into a file beside the frames.
+    let deck = match o.deck.faces_dir() {
+        Some(faces) => {
+            let model = DeckModel::learn_dir(Path::new(&faces)).map_err(|e| e.to_string())?;
+            let file = dir.join("deck.toml");
+            model
+                .save(&file)
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            Some(file)
+        }
+        None => None,
+    };
     let cfg = VisionConfig {
+        deck,
         settle: o.settle,
         fps: o.fps,
         realtime: true,
