@@ -820,13 +820,15 @@ fn changed_outline(before: &RgbImage, now: &RgbImage, runs: &[Run]) -> Option<Ou
         .iter()
         .filter(|p| size(p) >= least)
         .flatten()
-        .flat_map(|r| {
-            let (l, r_, y) = (
-                (x0 + r.x0 as usize) as f32,
-                (x0 + r.x1 as usize) as f32,
-                (y0 + r.y as usize) as f32,
+        .flat_map(|run| {
+            // The run's pixels as squares: its outer corners.
+            let (left, right, top) = (
+                (x0 + run.x0 as usize) as f32,
+                (x0 + run.x1 as usize) as f32,
+                (y0 + run.y as usize) as f32,
             );
-            [(l, y), (r_, y), (l, y + 1.0), (r_, y + 1.0)]
+            let bottom = top + 1.0;
+            [(left, top), (right, top), (left, bottom), (right, bottom)]
         })
         .collect();
     let q = quad_of(portrait(bounding_rect(&corners)?));
