@@ -976,17 +976,13 @@ mod tests {
             assert_eq!(later.recognition.table().at_origin(), truth(after));
             later.recognition.cells.retain(|r| r.cell != put);
             later.placed.retain(|p| p.cell != put);
-            let Calm {
-                patches,
-                recognition,
-                placed,
-                ..
-            } = &mut later;
-            w.look_where_changed(&still, &frame, patches, recognition, placed);
-            assert_eq!(recognition.table().at_origin(), truth(after), "{after}");
-            assert_eq!(placed.len(), recognition.cells.len());
+            look_where_changed(&w, &still, &frame, &mut later);
+            let read = &later.recognition;
+            assert_eq!(read.table().at_origin(), truth(after), "{after}");
+            assert_eq!(later.placed.len(), read.cells.len());
         }
-        // A hand over the empty table, not seen busy: nothing is read.
+        // A hand reaching over the table, not seen busy, and a reading
+        // that lost every card: what the hand changed is read as no card.
         let hand = HandParams {
             reach: 0.45,
             from_deg: Some(200.0),
@@ -997,14 +993,23 @@ mod tests {
         let mut later = calm(&frame);
         later.recognition.cells.clear();
         later.placed.clear();
+        look_where_changed(&w, &still, &frame, &mut later);
+        assert!(
+            later.recognition.cells.is_empty(),
+            "{:?}",
+            later.recognition.cells
+        );
+    }
+
+    /// [`Watcher::look_where_changed`] over a later frame's reading.
+    fn look_where_changed(w: &Watcher, still: &Calm, frame: &RgbImage, later: &mut Calm) {
         let Calm {
             patches,
             recognition,
             placed,
             ..
-        } = &mut later;
-        w.look_where_changed(&still, &frame, patches, recognition, placed);
-        assert!(recognition.cells.is_empty(), "{:?}", recognition.cells);
+        } = later;
+        w.look_where_changed(still, frame, patches, recognition, placed);
     }
 
     /// The camera nudged (the layout moved by half a card and more) and a
