@@ -112,7 +112,7 @@ impl<G: Game> Referee<G> {
                 if self.undecided.is_empty() {
                     let (mut verdict, mut offset) = judge_table(&self.game, &self.expected, table);
                     if matches!(verdict, Some(Verdict::Flag(_)))
-                        && let Some((both, d)) = two_actions(&self.game, &self.expected, table)
+                        && let Some((both, d)) = missed_actions(&self.game, &self.expected, table)
                     {
                         (verdict, offset) = (Some(both), d);
                     }
@@ -403,102 +403,137 @@ fn judge_table<G: Game>(
     (Some(Verdict::Flag(flag)), d)
 }
 
-/// The most cells two actions seen at once may change between them: two
-/// moves, each with its SWAP and a capture's FLIP.
-const MOST_CAUGHT_UP: usize = 6;
+/// The most actions in turn one table is read as, when the input missed
+/// the settled tables between them.
+const MOST_CAUGHT_UP: usize = 3;
 
-/// A table that two actions in turn explain, each by its own player, when
-/// the input missed the settled table between them: a camera misread it
-/// (a card it did not find until the next card lay beside it), or hands
-/// never left the table. Both are announced, in turn, and nothing is
-/// flagged: the players did nothing wrong. Only a table whose changes
-/// split one way into two legal actions is read so, and only when each
+/// The most cells those actions may change between them: three moves,
+/// each with its SWAP and a capture's FLIP.
+const MOST_CAUGHT_UP_CELLS: usize = 9;
+
+/// A table that two or three actions in turn explain, each by its own
+/// player, when the input missed the settled tables between them: a
+/// camera misread them (a card it did not find until the next card lay
+/// beside it), or hands never left the table. All are announced, in turn,
+/// and nothing is flagged: the players did nothing wrong. Only the
+/// alignment that changes the fewest cells is tried, and only when each
 /// action shows its own card face-up where it put it: a face-down card is
 /// anyone's, so two laid at once stay one player's mistake (EP-TURN).
-fn two_actions<G: Game>(
+/// Readings that end in different tables leave the table flagged.
+fn missed_actions<G: Game>(
     game: &G,
     expected: &Table,
     observed: &Table,
 ) -> Option<(Verdict<G>, Cell)> {
-    let mut found: Option<(Verdict<G>, Cell)> = None;
-    // Only the alignments that leave the fewest cells changed: on a small
-    // board a shifted table differs in a few cells too, which two actions
-    // may happen to explain.
+    // On a small board a shifted table differs in a few cells too, which
+    // actions may happen to explain.
     let offsets: Vec<(usize, Cell)> = candidate_offsets(game, expected, observed)
         .into_iter()
-        .map(|d| (expected.diff_count(observed, d, MOST_CAUGHT_UP + 1), d))
+        .map(|d| {
+            (
+                expected.diff_count(observed, d, MOST_CAUGHT_UP_CELLS + 1),
+                d,
+            )
+        })
         .collect();
     let fewest = offsets.iter().map(|&(n, _)| n).min()?;
+    if !(2..=MOST_CAUGHT_UP_CELLS).contains(&fewest) {
+        return None;
+    }
     for d in offsets
         .into_iter()
         .filter(|&(n, _)| n == fewest)
         .map(|(_, d)| d)
     {
-        let changes = expected.diff(observed, d);
-        let n = changes.len();
-        if !(2..=MOST_CAUGHT_UP).contains(&n) {
-            continue;
+        let mut found: Option<(G, Vec<EventBody>)> = None;
+        let mut apart = false;
+        in_turn(
+            game,
+            observed,
+            d,
+            MOST_CAUGHT_UP,
+            &mut |g, events| match &found {
+                Some((f, _)) if f.table() != g.table() => apart = true,
+                Some(_) => {}
+                None => found = Some((g.clone(), events.to_vec())),
+            },
+        );
+        if apart {
+            return None;
         }
-        // Shows the card of each of its actions face-up where it went.
-        let shown = |events: &[EventBody]| {
-            let mut actions = events.iter().filter_map(|e| match e {
+        if let Some((game, events)) = found {
+            return Some((Verdict::Advance { game, events }, d));
+        }
+    }
+    None
+}
+
+/// Calls `done` with each way `game` reaches `observed` (moved by `d`) in
+/// two to `most` actions in turn, each showing its card face-up where it
+/// went (see [`missed_actions`]), and the events of them all.
+fn in_turn<G: Game>(
+    game: &G,
+    observed: &Table,
+    d: Cell,
+    most: usize,
+    done: &mut dyn FnMut(&G, &[EventBody]),
+) {
+    // Shows the card of each of its actions face-up where it went.
+    let shown = |events: &[EventBody]| {
+        let mut actions = events
+            .iter()
+            .filter_map(|e| match e {
                 EventBody::Action(a) => Some(a),
                 _ => None,
-            });
-            let mut any = false;
-            let all = actions.all(|a| {
-                any = true;
+            })
+            .peekable();
+        actions.peek().is_some()
+            && actions.all(|a| {
                 let (Some(card), Some(to)) = (a.card, a.to) else {
                     return false;
                 };
                 card.colour.name() == a.player && observed.get(to.minus(d)) == Some(Token::Up(card))
-            });
-            any && all
-        };
-        // Each split of the changes into the first action's and the rest.
-        for mask in 1..(1u32 << n) - 1 {
-            let first: Vec<Change> = changes
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| mask >> i & 1 == 1)
-                .map(|(_, c)| *c)
-                .collect();
-            let Verdict::Advance {
-                game: g1,
-                events: e1,
-            } = game.judge(&first)
-            else {
-                continue;
-            };
-            if !shown(&e1) {
-                continue;
-            }
-            let rest = g1.table().diff(observed, d);
-            if rest.is_empty() {
-                continue;
-            }
-            let Verdict::Advance {
-                game: g2,
-                events: e2,
-            } = g1.judge(&rest)
-            else {
-                continue;
-            };
-            if !shown(&e2) {
-                continue;
-            }
-            if found.is_some() {
-                // Two readings: the table does not say which.
-                return None;
-            }
-            let events = [e1, e2].concat();
-            found = Some((Verdict::Advance { game: g2, events }, d));
-        }
-        if found.is_some() {
-            break;
-        }
+            })
+    };
+    let changes = game.table().diff(observed, d);
+    let n = changes.len();
+    if most < 2 || !(2..=MOST_CAUGHT_UP_CELLS).contains(&n) {
+        return;
     }
-    found
+    // Each split of the changes into the first action's and the rest.
+    for mask in 1..(1u32 << n) - 1 {
+        let first: Vec<Change> = changes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask >> i & 1 == 1)
+            .map(|(_, c)| *c)
+            .collect();
+        let Verdict::Advance {
+            game: g1,
+            events: e1,
+        } = game.judge(&first)
+        else {
+            continue;
+        };
+        if !shown(&e1) {
+            continue;
+        }
+        let rest = g1.table().diff(observed, d);
+        if rest.is_empty() {
+            continue;
+        }
+        if let Verdict::Advance {
+            game: g2,
+            events: e2,
+        } = g1.judge(&rest)
+            && shown(&e2)
+        {
+            done(&g2, &[e1.clone(), e2].concat());
+        }
+        in_turn(&g1, observed, d, most - 1, &mut |g, more| {
+            done(g, &[e1.clone(), more.to_vec()].concat());
+        });
+    }
 }
 
 /// The translations worth trying. Every action adds, removes or changes
