@@ -52,6 +52,10 @@ pub enum EventBody {
     Notice {
         kind: String,
         message: String,
+        /// Where it applies (a `pending` notice: the cards still to turn
+        /// or send back).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        cells: Vec<Cell>,
     },
 }
 
@@ -419,7 +423,7 @@ impl fmt::Display for Event {
                 (GameResult::Win, Some(w)) => write!(f, "game over: {w} wins"),
                 _ => write!(f, "game over: draw"),
             },
-            EventBody::Notice { kind, message } => write!(f, "note ({kind}): {message}"),
+            EventBody::Notice { kind, message, .. } => write!(f, "note ({kind}): {message}"),
         }
     }
 }

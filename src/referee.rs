@@ -262,7 +262,33 @@ impl<G: Game> Referee<G> {
                 self.undecided_changes = 0;
                 self.game = self.undecided[0].game.clone();
                 self.expected = self.game.table();
+                self.announce_certain(emit);
             }
+        }
+    }
+
+    /// Announces the events every open reading begins with: whichever of
+    /// them the table settles on, those happened, and an event belongs to
+    /// the first step that makes it certain (a Twelve Pawn placed, once
+    /// the opponent's placement rules out its step, though that placement
+    /// leaves readings of its own open).
+    fn announce_certain(&mut self, emit: &mut impl FnMut(EventBody)) {
+        let Some(first) = self.undecided.first() else {
+            return;
+        };
+        let shared = (0..first.events.len())
+            .take_while(|&k| {
+                self.undecided
+                    .iter()
+                    .all(|r| r.events.get(k) == Some(&first.events[k]))
+            })
+            .count();
+        let certain: Vec<EventBody> = first.events[..shared].to_vec();
+        for r in &mut self.undecided {
+            r.events.drain(..shared);
+        }
+        for e in certain {
+            emit(e);
         }
     }
 
@@ -312,6 +338,7 @@ impl<G: Game> Referee<G> {
             } else {
                 self.game = self.undecided[0].game.clone();
                 self.expected = self.game.table();
+                self.announce_certain(emit);
             }
         } else {
             // A turn complaint is the weakest: another reading may make it

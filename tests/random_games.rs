@@ -11,7 +11,7 @@
 
 use arbiter::event::{Event, EventBody};
 use arbiter::games::Verdict;
-use arbiter::games::enprise::random::{RandomGame, random_game};
+use arbiter::games::enprise::random::{RandomGame, Turn, random_game};
 use arbiter::games::enprise::{Action, EnPrise, Sq};
 use arbiter::observation::Observation;
 use arbiter::referee::Referee;
@@ -37,6 +37,12 @@ fn flags(events: &[Event]) -> Vec<&Event> {
         .iter()
         .filter(|e| matches!(e.body, EventBody::Flag(_)))
         .collect()
+}
+
+/// The tables a turn leaves: its action's, and the mated player's cards
+/// turned in a table of their own when they were.
+fn tables(t: &Turn) -> impl Iterator<Item = &Table> {
+    std::iter::once(&t.table).chain(&t.then)
 }
 
 fn players_for(seed: u64) -> usize {
@@ -128,11 +134,12 @@ proptest! {
         let game = random_game(seed, players_for(seed), 120);
         let mut referee = Referee::new(EnPrise::new(&game.players, game.plans.clone(), Default::default()));
         let mut events = Vec::new();
-        for (i, t) in game.turns.iter().enumerate() {
+        let all: Vec<&Table> = game.turns.iter().flat_map(tables).collect();
+        for (i, table) in all.iter().enumerate() {
             let (dc, dr) = shifts[i % shifts.len()];
-            events.extend(referee.observe(i, &Observation::Table(t.table.shifted(Cell::new(dc, dr)))));
+            events.extend(referee.observe(i, &Observation::Table(table.shifted(Cell::new(dc, dr)))));
         }
-        events.extend(referee.finish(game.turns.len()));
+        events.extend(referee.finish(all.len()));
         prop_assert!(flags(&events).is_empty(), "seed {seed}: {:?}", flags(&events));
         let want: Vec<(String, String)> = game.turns.iter().map(|t| (t.action.player().name().to_string(), t.action.name().to_string())).collect();
         let got: Vec<(String, String)> = actions_of(&events).into_iter().map(|(_, p, a, _)| (p, a)).collect();
@@ -194,7 +201,8 @@ fn inject(game: &RandomGame, mistake: Mistake, pick: usize) -> Option<Injection>
     let n = game.turns.len();
     (0..n).map(|k| (k + pick) % n).find_map(|at| {
         let t = &game.turns[at];
-        let before = &t.before;
+        // The mistake is made once any mated player's cards are turned.
+        let before = &t.before.with_flips_done();
         let mut wrong = before.table();
         let (kind, cell) = match (mistake, t.action) {
             (
@@ -358,8 +366,8 @@ fn check_injection(
         ev
     };
     let seed = game.seed;
-    for t in &game.turns[..inj.at] {
-        if !flags(&observe(&t.table)).is_empty() {
+    for table in game.turns[..inj.at].iter().flat_map(tables) {
+        if !flags(&observe(table)).is_empty() {
             return Err(format!("seed {seed}: flag before the mistake"));
         }
     }
@@ -420,8 +428,11 @@ fn check_injection(
     // action is announced with the reading, once a later turn decides it.
     let mut seen = ev.clone();
     let mut next = inj.at + 1;
+    if let Some(table) = &game.turns[inj.at].then {
+        seen.extend(observe(table));
+    }
     while !has_want(&seen) && next < game.turns.len() && next <= inj.at + 3 {
-        let ev = observe(&game.turns[next].table);
+        let ev: Vec<_> = tables(&game.turns[next]).flat_map(&mut observe).collect();
         if !flags(&ev).is_empty() {
             return Err(format!(
                 "seed {seed} {mistake:?}: flag after mending: {ev:?}"
@@ -435,8 +446,8 @@ fn check_injection(
             "seed {seed} {mistake:?}: mended as {seen:?}, not {want:?}"
         ));
     }
-    for t in &game.turns[next..] {
-        if !flags(&observe(&t.table)).is_empty() {
+    for table in game.turns[next..].iter().flat_map(tables) {
+        if !flags(&observe(table)).is_empty() {
             return Err(format!("seed {seed} {mistake:?}: flag after mending"));
         }
     }

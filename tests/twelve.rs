@@ -167,7 +167,7 @@ fn a_sweep_of_games_covers_every_option_and_reaches_the_rules() {
         let mut owed = [false; 2];
         for e in g.steps.iter().flat_map(|s| &s.events) {
             match e {
-                EventBody::Notice { kind, message } if kind == "queen_out" => {
+                EventBody::Notice { kind, message, .. } if kind == "queen_out" => {
                     let side = usize::from(message.contains("Black"));
                     assert!(!owed[side], "seed {seed}: {message} twice");
                     owed[side] = true;
@@ -570,22 +570,118 @@ fn a_slider_passing_an_enemy_piece_is_illegal() {
     assert!(n >= 25, "{n}");
 }
 
+/// A Bishop entry seen in three tables instead of one: the Bishop alone
+/// (accepted, its send-back pending, no flag), then the opponent's next
+/// action with the send-back still undone (`incomplete_action`, TW-10.2,
+/// at the Bishop, owed by the Bishop's side), then that action with the
+/// send-back done, which mends it: the send-back and the action are
+/// announced, and the rest of the game reads as it did.
 #[test]
-fn a_bishop_placed_without_its_send_back_is_incomplete() {
-    let n = inject(25, &|g, i, state| {
-        let Some(Action::BishopEntry { side, at, .. }) = g.steps[i].action else {
-            return None;
+fn a_send_back_the_opponent_overtakes_is_incomplete_until_done() {
+    let all = Options::all();
+    let mut done = 0;
+    for seed in 0..600u64 {
+        let g = random_game(seed, all[seed as usize % all.len()], 60);
+        let found = (1..g.steps.len().saturating_sub(1)).find_map(|i| {
+            let Some(Action::BishopEntry {
+                side,
+                at: bishop,
+                send_back,
+            }) = g.steps[i].action
+            else {
+                return None;
+            };
+            // The entry in one table, then the opponent's own action, which
+            // leaves the cell the piece was sent back from empty and does
+            // not put that piece down again (a card lies in one place).
+            let next = &g.steps[i + 1];
+            let victim = g.steps[i].before.table().get(send_back);
+            // Nor sends a piece back itself: a piece gone would then be
+            // either side's send-back.
+            let plain = next
+                .action
+                .is_some_and(|a| a.side() != side && !matches!(a, Action::BishopEntry { .. }))
+                && !next.removal
+                && g.steps[i].before.phase() == Phase::Turn
+                && next.table.get(send_back).is_none()
+                && !next.table.iter().any(|(_, t)| Some(t) == victim);
+            plain.then_some((i, side, bishop, send_back))
+        });
+        let Some((i, side, bishop, send_back)) = found else {
+            continue;
         };
-        Some((
-            with(state, at, Card::new(SIDES[side], Piece::Bishop)),
-            Expect {
-                kind: FlagKind::IncompleteAction,
-                rule: "TW-4.5",
-                cells: vec![at],
-            },
-        ))
-    });
-    assert!(n >= 25, "{n}");
+        let before = &g.steps[i].before;
+        let victim = before.table().get(send_back);
+        let alone = with(before, bishop, Card::new(SIDES[side], Piece::Bishop));
+        let mut overtaken = g.steps[i + 1].table.clone();
+        overtaken.set(send_back, victim);
+        let clean = g.observations();
+        let mut obs = clean.clone();
+        obs[i] = Observation::Table(alone);
+        obs.insert(i + 1, Observation::Table(overtaken));
+        let (base, _) = replay_with(g.opts, &clean);
+        let (got, _) = replay_with(g.opts, &obs);
+        let ctx = format!("seed {seed}, table {i}");
+        // The Bishop alone: placed, the send-back pending.
+        let first = at(&got, i);
+        assert!(
+            matches!(first[..], [EventBody::Action(a), EventBody::Notice { kind, cells, .. }]
+                if a.action == "place" && a.to == Some(bishop) && kind == "pending" && cells.contains(&send_back)),
+            "{ctx}: {first:?}"
+        );
+        // The opponent first: the send-back is owed.
+        let second = at(&got, i + 1);
+        let [EventBody::Flag(f)] = second[..] else {
+            panic!("{ctx}: the overtaking table gave {second:?}");
+        };
+        assert_eq!(
+            (f.kind, f.rule.as_str(), &f.cells, f.player.as_deref()),
+            (
+                FlagKind::IncompleteAction,
+                "TW-10.2",
+                &vec![bishop],
+                Some(SIDES[side].name())
+            ),
+            "{ctx}: {}",
+            f.message
+        );
+        // Done: cleared, then the send-back and the opponent's action, as
+        // the entry and that action were announced without the mistake.
+        let third = at(&got, i + 2);
+        assert!(
+            matches!(
+                third.first(),
+                Some(EventBody::Cleared {
+                    kind: FlagKind::IncompleteAction,
+                    how: How::Mended
+                })
+            ),
+            "{ctx}: {third:?}"
+        );
+        let strip = |v: Vec<&EventBody>| -> Vec<EventBody> {
+            v.into_iter()
+                .filter(|b| !matches!(b, EventBody::Cleared { .. } | EventBody::Notice { .. }))
+                .cloned()
+                .collect()
+        };
+        let mut want = strip(at(&base, i));
+        want.extend(strip(at(&base, i + 1)));
+        let mut had = strip(first);
+        had.extend(strip(third));
+        assert_eq!(had, want, "{ctx}");
+        for step in i + 2..clean.len() {
+            assert_eq!(
+                strip(at(&got, step + 1)),
+                strip(at(&base, step)),
+                "{ctx}: table {step}"
+            );
+        }
+        done += 1;
+        if done >= 25 {
+            break;
+        }
+    }
+    assert!(done >= 25, "{done}");
 }
 
 #[test]

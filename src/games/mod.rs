@@ -124,6 +124,19 @@ pub struct Panel {
     /// Games of four armies in two teams (Enochian): who controls what, what
     /// is frozen, the thrones and the die.
     pub armies: Option<ArmiesPanel>,
+    /// The second part of an action still to do by hand (En Prise: a mated
+    /// player's cards to turn face-down; Twelve: a Bishop's send-back):
+    /// what to do, and the cells it concerns. Nothing is wrong yet; the view
+    /// prompts for it, and marks the cells.
+    pub pending: Option<Pending>,
+}
+
+/// See [`Panel::pending`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pending {
+    /// "Turn Red's cards face-down", as a player reads it.
+    pub message: String,
+    pub cells: Vec<Cell>,
 }
 
 /// The four-army side of a game (Enochian Chess), as plain data.

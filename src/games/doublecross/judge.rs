@@ -208,6 +208,7 @@ fn judge_between(g: &DoubleCross, observed: &Board) -> Verdict<DoubleCross> {
                     DoubleCross::player_name(t.player),
                     t.card.title()
                 ),
+                cells: vec![],
             }];
             return Verdict::Advance { game, events };
         }

@@ -605,6 +605,7 @@ impl DoubleCross {
                         side.colour().title(),
                         PLAYERS[owner]
                     ),
+                    cells: vec![],
                 });
                 return (g, events);
             }
@@ -712,6 +713,7 @@ impl DoubleCross {
                         PLAYERS[1 - turn.player],
                         list_squares(new.iter().map(|&(x, _)| x))
                     ),
+                    cells: vec![],
                 });
                 if let Some(e) = Arc::make_mut(&mut self.record).last_mut() {
                     e.notes.push("check not called".into());
@@ -822,6 +824,7 @@ impl DoubleCross {
                     "The draw pile is empty: the discards are shuffled into deck {} (DC-3.4)",
                     g.deck.decks_used()
                 ),
+                cells: vec![],
             });
         }
         if !g.deck.take(card) {
@@ -1291,6 +1294,7 @@ impl crate::games::Game for DoubleCross {
             limit: None,
             take_off: vec![],
             armies: None,
+            pending: None,
             players,
             notes: vec![],
             result: self.over.as_ref().map(|o| {
@@ -1506,6 +1510,7 @@ fn false_call(player: &str, why: &str) -> EventBody {
     EventBody::Notice {
         kind: "false_call".into(),
         message: format!("{player} called check: {why} (DC-6.9, no penalty)"),
+        cells: vec![],
     }
 }
 

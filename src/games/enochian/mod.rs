@@ -1086,6 +1086,7 @@ impl Game for Enochian {
             cards: None,
             limit: None,
             take_off: vec![],
+            pending: None,
             armies: Some(ArmiesPanel {
                 mode: if self.opts.four() {
                     "four players".into()

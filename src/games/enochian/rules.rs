@@ -360,6 +360,7 @@ pub fn notice(kind: &str, message: String) -> EventBody {
     EventBody::Notice {
         kind: kind.into(),
         message,
+        cells: vec![],
     }
 }
 

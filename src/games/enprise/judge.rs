@@ -7,9 +7,16 @@
 //! physical slips the spec names: a missed SWAP (no card left at the
 //! origin), a missed FLIP (the captured card face-up at the origin), and a
 //! mated player's cards not yet turned face-down.
+//!
+//! Turning a mated player's cards face-down (EP-MATE) is the mating
+//! action's second part, done by hand after it: the action is accepted
+//! with the cards still face-up, and a `pending` notice names them. Only
+//! when the next player acts before they are all turned is it a
+//! `missed_elimination_flip`; turning them then, alone or with that action,
+//! mends it.
 
 use super::{Action, Applied, EnPrise, Outcome, Sq, Violation};
-use crate::event::{Flag, FlagKind};
+use crate::event::{EventBody, Flag, FlagKind};
 use crate::games::{Reading, Verdict, unexplained};
 use crate::table::{Card, Cell, Change, Piece, Token};
 
@@ -41,6 +48,145 @@ enum Fit {
 }
 
 pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
+    if g.owed.is_empty() {
+        judge_action(g, changes)
+    } else {
+        judge_owing(g, changes)
+    }
+}
+
+/// Judges a table while an eliminated player's cards are still owed
+/// face-down: the flips alone (all or some) are the mating action's second
+/// part; anything else is the next action, judged as if the flips were
+/// done, and flagged while some are not.
+fn judge_owing(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
+    let at = |c: Cell| {
+        changes
+            .binary_search_by(|ch| ch.cell.cmp(&c))
+            .ok()
+            .map(|i| changes[i])
+    };
+    let mut unflipped = Vec::new();
+    // The changes as the rules see them, whose board has the owed cards
+    // vacant already.
+    let mut rest: Vec<Change> = changes
+        .iter()
+        .filter(|ch| !g.owed.iter().any(|&(c, _)| c == ch.cell))
+        .copied()
+        .collect();
+    for &(c, _) in &g.owed {
+        match at(c) {
+            None => unflipped.push(c),
+            Some(ch) if ch.after == Some(Token::Down) => {}
+            Some(ch) => rest.push(Change {
+                cell: c,
+                before: Some(Token::Down),
+                after: ch.after,
+            }),
+        }
+    }
+    rest.sort_by_key(|ch| ch.cell);
+    if rest.is_empty() {
+        return Verdict::Advance {
+            game: g.clone().owing_only(&unflipped),
+            events: vec![],
+        };
+    }
+    if !unflipped.is_empty() {
+        return Verdict::Flag(unflipped_flag(g, &unflipped));
+    }
+    judge_action(&g.with_flips_done(), &rest)
+}
+
+/// The flag for an eliminated player's cards still face-up at `cells`
+/// when the next action is already on the table.
+fn unflipped_flag(g: &EnPrise, cells: &[Cell]) -> Flag {
+    let whose = g
+        .owed
+        .iter()
+        .find(|(c, _)| cells.contains(c))
+        .map_or("The mated player", |(_, card)| card.colour.title());
+    Flag {
+        kind: FlagKind::MissedEliminationFlip,
+        cells: cells.to_vec(),
+        rule: "EP-MATE".into(),
+        message: format!(
+            "{next} acted before {whose}'s cards were all turned face-down ({whose} is checkmated and out): turn those at {} face-down, and {next}'s action stands",
+            list(cells),
+            next = g.to_move().title(),
+        ),
+        player: g.owed_by.map(|c| c.name().into()),
+        squares: vec![],
+    }
+}
+
+fn list(cells: &[Cell]) -> String {
+    cells
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The `pending` notice of an elimination whose cards still lie face-up.
+pub(super) fn pending_notice(g: &EnPrise) -> Option<EventBody> {
+    let (&(_, card), cells) = (g.owed.first()?, g.owed.iter().map(|&(c, _)| c));
+    let cells: Vec<Cell> = cells.collect();
+    let whose = card.colour.title();
+    Some(EventBody::Notice {
+        kind: "pending".into(),
+        message: format!(
+            "{whose} is out: turn {whose}'s cards face-down at {} before {} acts",
+            list(&cells),
+            g.to_move().title()
+        ),
+        cells,
+    })
+}
+
+/// A reading of a table that showed the action just applied: the
+/// eliminated cards the table already shows face-down are owed no more,
+/// and those still face-up are announced as pending.
+fn owing_as_seen(mut r: Reading<EnPrise>, changes: &[Change]) -> Reading<EnPrise> {
+    if r.game.owed.is_empty() {
+        return r;
+    }
+    let still: Vec<Cell> = r
+        .game
+        .owed
+        .iter()
+        .map(|&(c, _)| c)
+        .filter(|&c| {
+            changes
+                .iter()
+                .find(|ch| ch.cell == c)
+                .is_none_or(|ch| ch.after != Some(Token::Down))
+        })
+        .collect();
+    r.game = r.game.owing_only(&still);
+    r.events.extend(pending_notice(&r.game));
+    r
+}
+
+fn judge_action(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
+    let verdict = judge_fresh(g, changes);
+    match verdict {
+        Verdict::Advance { game, events } => {
+            let r = owing_as_seen(Reading { game, events }, changes);
+            Verdict::Advance {
+                game: r.game,
+                events: r.events,
+            }
+        }
+        Verdict::Ambiguous(rs) => {
+            Verdict::Ambiguous(rs.into_iter().map(|r| owing_as_seen(r, changes)).collect())
+        }
+        flag => flag,
+    }
+}
+
+/// Judges a table with no flip owed.
+fn judge_fresh(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
     if let Some(outcome) = g.over {
         let rule = match outcome {
             Outcome::Win(_) => "EP-MATE",
@@ -66,6 +212,18 @@ pub(super) fn judge(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
                                 game: reading.game,
                                 events: reading.events,
                             },
+                        };
+                    }
+                    // The mating action with its flips still to do: its
+                    // second part, pending (see `owing_as_seen`).
+                    Some(Fit::Unflipped(cells))
+                        if cells
+                            .iter()
+                            .all(|c| applied.state.owed.iter().any(|(o, _)| o == c)) =>
+                    {
+                        return Verdict::Advance {
+                            game: applied.state,
+                            events: applied.events,
                         };
                     }
                     Some(f) if slip.is_none() => slip = Some(slip_flag(g, &actions, f)),

@@ -255,6 +255,15 @@ pub struct EnPrise {
     /// The player to act has just summoned and may place an escape square.
     escape_pending: bool,
     over: Option<Outcome>,
+    /// EP-MATE's second part: the cards of a player just eliminated, each
+    /// with the card still face-up on it, that the table may show so until
+    /// they are turned face-down. The rules count them vacant already; the
+    /// table the players must leave is the one with them still face-up, so
+    /// that the mating action is accepted before the flip is done (see
+    /// [`EnPrise::owed_flips`]).
+    owed: Vec<(Cell, Card)>,
+    /// The player whose action eliminated them, who owes the flip.
+    owed_by: Option<Colour>,
 }
 
 impl EnPrise {
@@ -277,6 +286,8 @@ impl EnPrise {
             turn: 0,
             escape_pending: false,
             over: None,
+            owed: Vec::new(),
+            owed_by: None,
         }
     }
 
@@ -300,6 +311,31 @@ impl EnPrise {
 
     pub fn outcome(&self) -> Option<Outcome> {
         self.over
+    }
+
+    /// The cards of an eliminated player still to be turned face-down
+    /// (EP-MATE), each where it lies, and the player who owes the flip:
+    /// the one whose action mated. Empty once the table shows them turned.
+    pub fn owed_flips(&self) -> (&[(Cell, Card)], Option<Colour>) {
+        (&self.owed, self.owed_by)
+    }
+
+    /// The same state with the owed flips done (or, to the rules, never
+    /// owed): the state every next action is judged and applied in.
+    pub fn with_flips_done(&self) -> EnPrise {
+        let mut s = self.clone();
+        s.owed.clear();
+        s.owed_by = None;
+        s
+    }
+
+    /// The state with only the owed cards still at `unflipped` owed.
+    pub(super) fn owing_only(mut self, unflipped: &[Cell]) -> EnPrise {
+        self.owed.retain(|(c, _)| unflipped.contains(c));
+        if self.owed.is_empty() {
+            self.owed_by = None;
+        }
+        self
     }
 
     pub fn battleplan(&self, c: Colour) -> Option<(&[Piece], usize)> {
@@ -331,12 +367,18 @@ impl EnPrise {
         self.board.get(c)
     }
 
-    /// The table the players must leave now.
+    /// The table the players must leave now: an eliminated player's cards
+    /// still to turn face-down lie face-up on it.
     pub fn table(&self) -> Table {
-        self.board
+        let mut table: Table = self
+            .board
             .iter()
             .filter_map(|(c, s)| Some((c, s.token()?)))
-            .collect()
+            .collect();
+        for &(c, card) in &self.owed {
+            table.set(c, Some(Token::Up(card)));
+        }
+        table
     }
 
     fn index_of(&self, c: Colour) -> Option<usize> {
@@ -358,6 +400,9 @@ impl EnPrise {
     /// [`EnPrise::legal_actions`] listed). While an escape square may still
     /// follow a summoning, any other action first closes the summoner's turn.
     pub fn apply(&self, action: Action) -> Applied {
+        if !self.owed.is_empty() {
+            return self.with_flips_done().apply(action);
+        }
         if self.escape_pending && !matches!(action, Action::Escape { .. }) {
             let mut closed = self.clone();
             let mut events = Vec::new();
@@ -439,6 +484,7 @@ impl EnPrise {
     /// eliminating) players in check with none, until someone can act or the
     /// game is over.
     fn finish_turn(&mut self, events: &mut Vec<EventBody>, flips: &mut Vec<Cell>) {
+        let mover = self.players[self.turn];
         self.announce_checks(events);
         let mut passes = 0;
         loop {
@@ -466,16 +512,20 @@ impl EnPrise {
                     return;
                 }
                 // EP-MATE: all of the mated player's cards go face-down.
-                let mine: Vec<Cell> = self
+                let mine: Vec<(Cell, Card)> = self
                     .board
                     .iter()
-                    .filter(|(_, s)| matches!(s, Sq::Piece(c) if c.colour == me))
-                    .map(|(c, _)| c)
+                    .filter_map(|(c, s)| match s {
+                        Sq::Piece(card) if card.colour == me => Some((c, card)),
+                        _ => None,
+                    })
                     .collect();
-                for &c in &mine {
+                for &(c, _) in &mine {
                     self.set(c, Sq::Vacant);
                 }
-                flips.extend(mine);
+                flips.extend(mine.iter().map(|&(c, _)| c));
+                self.owed.extend(mine);
+                self.owed_by = Some(mover);
                 let t = self.turn;
                 self.out[t] = true;
                 self.king[t] = None;
@@ -621,6 +671,20 @@ impl crate::games::Game for EnPrise {
             limit: None,
             take_off: vec![],
             armies: None,
+            pending: self.owed.first().map(|&(_, card)| {
+                let whose = card.colour.title();
+                crate::games::Pending {
+                    message: format!(
+                        "{whose} is out: turn {whose}'s cards face-down at {}",
+                        self.owed
+                            .iter()
+                            .map(|(c, _)| c.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    cells: self.owed.iter().map(|&(c, _)| c).collect(),
+                }
+            }),
         }
     }
 

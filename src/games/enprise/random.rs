@@ -19,8 +19,13 @@ pub struct Turn {
     pub action: Action,
     /// The events `apply` announced (the action itself first).
     pub events: Vec<EventBody>,
-    /// The table the players must leave afterwards.
+    /// The table the players leave afterwards. After a mate (EP-MATE) it
+    /// may still show the mated player's cards face-up: their flip is the
+    /// action's second part, done by hand in `then` or with the next action.
     pub table: Table,
+    /// A table between this action and the next: the mated player's cards
+    /// turned face-down, and nothing else.
+    pub then: Option<Table>,
 }
 
 #[derive(Clone, Debug)]
@@ -62,13 +67,40 @@ pub fn random_game(seed: u64, n_players: usize, max_turns: usize) -> RandomGame 
             break;
         };
         let applied = game.apply(action);
+        let mut events = applied.events;
+        let (owed, _) = applied.state.owed_flips();
+        let (next, table, then) = if owed.is_empty() {
+            let table = applied.state.table();
+            (applied.state, table, None)
+        } else {
+            // The flip done with the action, in a table of its own, or with
+            // the next action.
+            let flipped = applied.state.with_flips_done();
+            match rng.random_range(0..3) {
+                0 => {
+                    let table = flipped.table();
+                    (flipped, table, None)
+                }
+                k => {
+                    events.extend(super::judge::pending_notice(&applied.state));
+                    let table = applied.state.table();
+                    if k == 1 {
+                        let then = flipped.table();
+                        (flipped, table, Some(then))
+                    } else {
+                        (applied.state, table, None)
+                    }
+                }
+            }
+        };
         turns.push(Turn {
             before: game,
             action,
-            events: applied.events,
-            table: applied.state.table(),
+            events,
+            table,
+            then,
         });
-        game = applied.state;
+        game = next;
     }
     RandomGame {
         seed,
@@ -165,8 +197,10 @@ impl RandomGame {
     pub fn to_script(&self) -> String {
         let mut s = self.script_header();
         for t in &self.turns {
-            s.push('\n');
-            s += &step_toml(&t.table);
+            for table in std::iter::once(&t.table).chain(&t.then) {
+                s.push('\n');
+                s += &step_toml(table);
+            }
         }
         s
     }

@@ -428,6 +428,9 @@ fn attempt(g: &Twelve, changes: &[Change]) -> Verdict<Twelve> {
     if let Phase::Entry { pawn } = g.phase {
         return attempt_step(g, pawn, &appeared, &vanished, changes);
     }
+    if let Phase::SendBack { bishop } = g.phase {
+        return attempt_send_back(g, bishop, &appeared, changes);
+    }
     match (&appeared[..], &vanished[..]) {
         ([], &[(c, card)]) => Verdict::Flag(vanished_alone(g, c, card)),
         (&[(c, card)], []) => placement(g, c, card),
@@ -535,18 +538,12 @@ fn placement(g: &Twelve, c: Cell, card: Card) -> Verdict<Twelve> {
                 if choices.is_empty() {
                     return advance(g.apply(place));
                 }
-                Verdict::Flag(Flag {
-                    kind: FlagKind::IncompleteAction,
-                    cells: vec![c],
-                    rule: "TW-4.5".into(),
-                    message: format!(
-                        "The {} placed at {c} sends one other piece back to its owner's supply in the same turn: take one of those at {} off the table (no King; both colours stay connected)",
-                        title(card),
-                        list(&choices)
-                    ),
-                    player: Some(SIDES[side].name().into()),
-                    squares: vec![],
-                })
+                // The send-back is the placement's second part, done by
+                // hand after it: the Bishop stands, and the send-back is
+                // owed before the opponent acts (TW-10.2).
+                let (game, mut events) = g.apply_bishop_alone(c);
+                events.extend(send_back_notice(&game));
+                Verdict::Advance { game, events }
             }
             // The step may still come: the turn over and the step to come
             // are both readings until the next table tells them apart.
@@ -633,6 +630,114 @@ fn vanished_alone(g: &Twelve, c: Cell, card: Card) -> Flag {
         player: Some(SIDES[g.to_move].name().into()),
         squares: vec![],
     }
+}
+
+/// The `pending` notice of a Bishop placed alone, in [`Phase::SendBack`]:
+/// the pieces it may send back.
+pub(super) fn send_back_notice(g: &Twelve) -> Option<EventBody> {
+    let Phase::SendBack { bishop } = g.phase else {
+        return None;
+    };
+    let side = g.to_move;
+    let choices = g.send_back_choices(&g.pos, bishop);
+    Some(EventBody::Notice {
+        kind: "pending".into(),
+        message: format!(
+            "The {} placed at {bishop} sends one other piece back to its owner's supply: {} takes one of those at {} off the table before {} acts",
+            title(Card::new(SIDES[side], Piece::Bishop)),
+            SIDES[side].title(),
+            list(&choices),
+            SIDES[1 - side].title()
+        ),
+        cells: choices,
+    })
+}
+
+/// After a Bishop placed alone on `bishop` (TW-4.5): its send-back, or the
+/// send-back and the opponent's action after it in one table. Anything
+/// else is the send-back owed (TW-10.2): the opponent acted first, or the
+/// table changed otherwise.
+fn attempt_send_back(
+    g: &Twelve,
+    bishop: Cell,
+    appeared: &[(Cell, Card)],
+    changes: &[Change],
+) -> Verdict<Twelve> {
+    let taken_off = |ch: &Change| matches!(ch.before, Some(Token::Up(_)));
+    // The send-back alone.
+    if let [ch] = changes
+        && ch.after.is_none()
+        && taken_off(ch)
+    {
+        return match g.check_send_back(&g.pos, bishop, ch.cell) {
+            Ok(_) => advance(g.apply_send_back(ch.cell)),
+            Err(v) => Verdict::Flag(flag_of(v)),
+        };
+    }
+    // The send-back, then the opponent's action: each card taken off may
+    // be the one sent back, but not one that lies elsewhere now. That card
+    // was moved: read as sent back and placed again by its owner, the
+    // table would hide the send-back still owed behind a move.
+    let mut wrong_after: Option<Flag> = None;
+    for (i, ch) in changes.iter().enumerate() {
+        let Some(Token::Up(card)) = ch.before else {
+            continue;
+        };
+        if appeared.iter().any(|&(_, a)| a == card)
+            || g.check_send_back(&g.pos, bishop, ch.cell).is_err()
+        {
+            continue;
+        }
+        let (sent, mut events) = g.apply_send_back(ch.cell);
+        let mut rest = changes.to_vec();
+        if ch.after.is_none() {
+            rest.remove(i);
+        } else {
+            rest[i].before = None;
+        }
+        match judge(&sent, &rest) {
+            Verdict::Advance {
+                game,
+                events: mut more,
+            } => {
+                events.append(&mut more);
+                return Verdict::Advance { game, events };
+            }
+            Verdict::Ambiguous(rs) => {
+                return Verdict::Ambiguous(
+                    rs.into_iter()
+                        .map(|r| Reading {
+                            game: r.game,
+                            events: [events.clone(), r.events].concat(),
+                        })
+                        .collect(),
+                );
+            }
+            Verdict::Flag(f) => {
+                if f.kind != FlagKind::Unexplained {
+                    wrong_after.get_or_insert(f);
+                }
+            }
+        }
+    }
+    if let Some(f) = wrong_after {
+        return Verdict::Flag(f);
+    }
+    let side = g.to_move;
+    let choices = g.send_back_choices(&g.pos, bishop);
+    Verdict::Flag(Flag {
+        kind: FlagKind::IncompleteAction,
+        cells: vec![bishop],
+        rule: "TW-10.2".into(),
+        message: format!(
+            "{me} still owes the send-back of the Bishop at {bishop}, and the table changed first ({you} acts only after it): {me} takes one of those at {} off the table; an action {you} took then stands",
+            list(&choices),
+            me = SIDES[side].title(),
+            you = SIDES[1 - side].title(),
+        ),
+        player: Some(SIDES[side].name().into()),
+        squares: vec![],
+    })
 }
 
 /// After a Pawn placement, in the reading where its step is still to come:

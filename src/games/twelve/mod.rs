@@ -331,6 +331,11 @@ pub enum Phase {
     /// The player to move has just placed the Pawn on `pawn` and may still
     /// step it (TW-4.4); only that step can follow in this reading.
     Entry { pawn: Cell },
+    /// The player to move has just placed the Bishop on `bishop` and is
+    /// still to send a piece back (TW-4.5): the table showed the Bishop
+    /// alone, the send-back's hand not yet done. It is owed before the
+    /// opponent acts (TW-10.2).
+    SendBack { bishop: Cell },
 }
 
 /// How the game ended.
@@ -525,8 +530,9 @@ impl Twelve {
             g.anchor[0].map(|c| c + d.col),
             g.anchor[1].map(|r| r + d.row),
         ];
-        if let Phase::Entry { pawn } = &mut g.phase {
-            *pawn = pawn.plus(d);
+        match &mut g.phase {
+            Phase::Entry { pawn: c } | Phase::SendBack { bishop: c } => *c = c.plus(d),
+            Phase::Turn => {}
         }
         g
     }
@@ -659,6 +665,12 @@ impl crate::games::Game for Twelve {
                 if let (Phase::Entry { pawn }, true) = (self.phase, s == self.to_move) {
                     notes.push(format!("the Pawn at {pawn} may still take its entry step"));
                 }
+                if let (Phase::SendBack { bishop }, true) = (self.phase, s == self.to_move) {
+                    notes.push(format!(
+                        "the Bishop at {bishop} sends a piece back before {} acts",
+                        SIDES[1 - s].title()
+                    ));
+                }
                 PlayerPanel {
                     colour: SIDES[s],
                     to_move: s == self.to_move && self.over.is_none(),
@@ -710,6 +722,7 @@ impl crate::games::Game for Twelve {
             limit,
             take_off: self.lingering.iter().flatten().copied().collect(),
             armies: None,
+            pending: self.send_back_pending(),
         }
     }
 

@@ -32,8 +32,10 @@ pub struct Step {
     pub table: Table,
     /// The state the table is judged in.
     pub before: Twelve,
-    /// The action the table shows; `None` for the start and for a table
-    /// that only takes Queens off.
+    /// The action the table shows; `None` for the start, for a table that
+    /// only takes Queens off, and for a Bishop's send-back done in a table
+    /// of its own (the table before showed the Bishop alone, with the
+    /// entry as its action).
     pub action: Option<Action>,
     /// The table also takes off Queens the action surrounded.
     pub removal: bool,
@@ -114,6 +116,31 @@ pub fn random_game(seed: u64, opts: Options, max_turns: usize) -> RandomGame {
         };
         turns += 1;
         avoid = None;
+        // A Bishop's send-back, done by hand after the Bishop is down, seen
+        // in a table of its own.
+        if let Action::BishopEntry { at, send_back, .. } = action
+            && rng.random_bool(0.4)
+        {
+            let (alone, mut alone_events) = game.apply_bishop_alone(at);
+            alone_events.extend(super::judge::send_back_notice(&alone));
+            let (sent, sent_events) = alone.apply_send_back(send_back);
+            steps.push(Step {
+                table: alone.table(),
+                before: game,
+                action: Some(action),
+                removal: false,
+                events: alone_events,
+            });
+            steps.push(Step {
+                table: sent.table(),
+                before: alone,
+                action: None,
+                removal: false,
+                events: sent_events,
+            });
+            game = sent;
+            continue;
+        }
         let (closed, mut events) = game.apply(action);
         if rng.random_bool(0.4)
             && let Some((open, open_events)) = game.apply_open(action)

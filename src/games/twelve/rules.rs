@@ -697,6 +697,11 @@ impl Twelve {
             return;
         }
         let side = self.to_move;
+        // The send-back is the only thing left of the turn; it is read from
+        // the table, not listed (its choices are `send_back_choices`).
+        if let super::Phase::SendBack { .. } = self.phase {
+            return;
+        }
         if let super::Phase::Entry { pawn } = self.phase {
             for to in side_neighbours(pawn) {
                 if self.pos.at(to).is_none()
@@ -843,8 +848,11 @@ impl Twelve {
                 g.pos.set(side, piece, Spot::At(to));
                 events.push(moved(piece, from, to));
             }
+            // The placement is announced with its step: until the turn
+            // ends, it was not certain which action the Pawn's was.
             Action::Step { from, to, .. } => {
                 g.pos.set(side, Piece::Pawn, Spot::At(to));
+                events.push(placed(Piece::Pawn, from));
                 events.push(moved(Piece::Pawn, from, to));
             }
             Action::Exchange { rook, king, .. } => {
@@ -860,9 +868,63 @@ impl Twelve {
         (g, events)
     }
 
+    /// The Bishop's send-back still to do, as the view prompts for it.
+    pub(super) fn send_back_pending(&self) -> Option<crate::games::Pending> {
+        let Phase::SendBack { bishop } = self.phase else {
+            return None;
+        };
+        let cells = self.send_back_choices(&self.pos, bishop);
+        Some(crate::games::Pending {
+            message: format!(
+                "{}: the Bishop at {bishop} sends one piece back to its owner's supply: take one of those at {} off the table",
+                SIDES[self.to_move].title(),
+                list(&cells)
+            ),
+            cells,
+        })
+    }
+
+    /// A Bishop placed on `at` with its send-back still to come (TW-4.5):
+    /// the turn stays open in [`Phase::SendBack`]. Its events are the
+    /// placement's; [`Self::apply_send_back`] then closes the turn as
+    /// [`Action::BishopEntry`] would have.
+    pub fn apply_bishop_alone(&self, at: Cell) -> (Twelve, Vec<EventBody>) {
+        let side = self.to_move;
+        let mut g = self.clone();
+        g.fresh = false;
+        g.pos.set(side, Piece::Bishop, Spot::At(at));
+        g.phase = Phase::SendBack { bishop: at };
+        let card = Card::new(SIDES[side], Piece::Bishop);
+        (g, vec![action_event(side, "place", card, None, Some(at))])
+    }
+
+    /// In [`Phase::SendBack`]: the piece on `victim` sent back, and the turn
+    /// closed. The send-back must be legal ([`Self::check_send_back`]).
+    pub fn apply_send_back(&self, victim: Cell) -> (Twelve, Vec<EventBody>) {
+        let side = self.to_move;
+        let mut g = self.clone();
+        let mut events = Vec::new();
+        if let Some(v) = g.pos.at(victim)
+            && let Some(owner) = super::side_of(v.colour)
+        {
+            g.pos.set(owner, v.piece, Spot::Supply);
+            events.push(action_event(
+                side,
+                "return_to_supply",
+                v,
+                Some(victim),
+                None,
+            ));
+        }
+        g.end_turn(side, &mut events);
+        (g, events)
+    }
+
     /// A Pawn placement whose entry step may still follow (TW-4.4): the
     /// turn stays open. `None` for any other action, or when the Pawn has no
-    /// legal step.
+    /// legal step. Nothing is announced yet: the placement is announced
+    /// with its step ([`Action::Step`]) or, when the turn closes without
+    /// one, by the reading in which it did.
     pub fn apply_open(&self, action: Action) -> Option<(Twelve, Vec<EventBody>)> {
         let Action::Place {
             side,
@@ -879,8 +941,7 @@ impl Twelve {
         if !g.has_legal_action() {
             return None;
         }
-        let card = Card::new(SIDES[side], Piece::Pawn);
-        Some((g, vec![action_event(side, "place", card, None, Some(to))]))
+        Some((g, vec![]))
     }
 
     /// TW-3.3: the end of `mover`'s turn. Anchors the area, judges victory
@@ -944,6 +1005,7 @@ impl Twelve {
                     "the {} Queen at {c} is surrounded and leaves the game (TW-8.1): take it off the table",
                     SIDES[s].title()
                 ),
+                cells: vec![],
             });
         }
         self.to_move = 1 - mover;
