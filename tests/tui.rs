@@ -270,3 +270,63 @@ fn a_stalled_camera_is_shown_and_clears() {
         "{after}"
     );
 }
+
+/// A scenario of the project through the view, stepped `steps` times.
+fn scenario_app(path: &str, steps: usize) -> App {
+    let script = Script::load(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/scenarios")
+            .join(path)
+            .as_ref(),
+    )
+    .expect("the scenario loads");
+    let referee = referee_for(&script).unwrap();
+    let mut app = App::new(
+        referee,
+        Source::Script(ScriptInput::new(script, None)),
+        path.into(),
+        None,
+        true,
+    );
+    for _ in 0..steps {
+        app.on_key(key(KeyCode::Char(' ')));
+    }
+    app
+}
+
+/// The second part of an action still to do is a prompt, not a flag: the
+/// mated army's cards are marked `~` and the flags box says what to finish;
+/// once the next player acts first it is the flag, in red.
+#[test]
+fn a_pending_flip_is_prompted_then_flagged() {
+    let app = scenario_app("enprise/mate-elimination-next-acts-first.toml", 1);
+    let s = screen(&app, (100, 30));
+    assert!(
+        s.contains("~ To finish") && s.contains("Red is out: turn Red's"),
+        "{s}"
+    );
+    assert!(!s.contains("Flags: mend the table"), "{s}");
+    // Red's five cards, each framed `~───~` above and below.
+    assert_eq!(s.matches("~───~").count(), 10, "{s}");
+    snapshots("pending_flip", &app);
+    let app = scenario_app("enprise/mate-elimination-next-acts-first.toml", 2);
+    let s = screen(&app, (100, 30));
+    assert!(
+        s.contains("Flags: mend the table") && !s.contains("~ To finish"),
+        "{s}"
+    );
+    snapshots("pending_flip_flagged", &app);
+}
+
+#[test]
+fn a_pending_send_back_is_prompted() {
+    let app = scenario_app("twelve/tw-10-2-bishop-send-back-owed.toml", 1);
+    let s = screen(&app, (100, 30));
+    assert!(
+        s.contains("~ To finish  White: the Bishop at") && !s.contains("Flags: mend"),
+        "{s}"
+    );
+    // The two pieces it may send back.
+    assert_eq!(s.matches("~───~").count(), 4, "{s}");
+    snapshots("pending_send_back", &app);
+}

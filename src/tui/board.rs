@@ -24,6 +24,10 @@ pub struct BoardView<'a> {
     /// Cards out of play still on the table: marked `x` and struck through
     /// until they are taken off.
     pub take_off: &'a [Cell],
+    /// Cards an action's second part still concerns (a mated army to turn
+    /// face-down, the pieces a Bishop may send back): marked `~` and
+    /// underlined, in no alarm colour, since nothing is wrong yet.
+    pub pending: &'a [Cell],
 }
 
 /// Card sizes tried, largest first: (width, height) in terminal cells.
@@ -135,6 +139,7 @@ impl BoardView<'_> {
         let cursor = self.cursor == Some(cell);
         let marked = self.marked == Some(cell);
         let take_off = self.take_off.contains(&cell);
+        let pending = self.pending.contains(&cell);
 
         // Only empty cells where a card could go (touching the board) are
         // dotted; the rest of the rectangle stays blank.
@@ -173,6 +178,8 @@ impl BoardView<'_> {
             '*'
         } else if take_off {
             'x'
+        } else if pending {
+            '~'
         } else if last {
             '>'
         } else {
@@ -187,6 +194,8 @@ impl BoardView<'_> {
             style = style.bg(Color::Magenta).fg(Color::White);
         } else if take_off {
             style = style.add_modifier(Modifier::CROSSED_OUT | Modifier::DIM);
+        } else if pending {
+            style = style.bg(Color::Cyan).add_modifier(Modifier::UNDERLINED);
         } else if last {
             style = style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
         }

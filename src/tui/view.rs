@@ -12,7 +12,7 @@ use super::{App, Banner, Health, Source};
 use crate::event::{EventBody, FlagKind};
 use crate::games::{ArmiesPanel, Panel};
 use crate::observation::Observation;
-use crate::table::{Colour, Piece, Table};
+use crate::table::{Cell, Colour, Piece, Table, Token};
 
 pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
@@ -174,6 +174,15 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
         );
         return;
     }
+    // What is still to do, where the table does not show it done yet (a
+    // mated army's card already turned is no longer marked).
+    let pending: Vec<Cell> = panel.pending.as_ref().map_or_else(Vec::new, |p| {
+        p.cells
+            .iter()
+            .copied()
+            .filter(|&c| table.get(c) != Some(Token::Down))
+            .collect()
+    });
     frame.render_widget(
         BoardView {
             table,
@@ -184,6 +193,7 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             marked,
             limit: panel.limit,
             take_off: &panel.take_off,
+            pending: &pending,
         },
         inner,
     );
@@ -674,7 +684,20 @@ fn flag_lines(app: &App) -> Vec<Line<'static>> {
         ]));
         lines.push(Line::from(f.message.clone()));
     }
-    if app.open_flags().is_empty() && app.banners.is_empty() {
+    // The second part of an action still to do: a prompt, not an alarm.
+    let pending = app.referee.panel().pending;
+    if let Some(p) = &pending
+        && app.open_flags().is_empty()
+    {
+        lines.push(Line::from(vec![
+            Span::styled(
+                "~ To finish",
+                Style::new().fg(Color::Black).bg(Color::Cyan).bold(),
+            ),
+            Span::raw(format!("  {}", p.message)),
+        ]));
+    }
+    if app.open_flags().is_empty() && app.banners.is_empty() && pending.is_none() {
         lines.push(Line::styled(
             "The table matches the game.",
             Style::new().fg(Color::Green),
@@ -1013,8 +1036,10 @@ fn draw_help(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
     } else if panel.limit.is_some() {
         legend.push(("┄┆ yellow", "the area pieces may still reach"));
         legend.push(("x struck", "a surrounded Queen, out: take it off"));
+        legend.push(("~ cyan", "a piece the Bishop just placed may send back"));
     } else {
         legend.push(("░░", "a face-down card (a vacant square)"));
+        legend.push(("~ cyan", "a mated player's card: turn it face-down"));
     }
     let key_w = keys
         .iter()
