@@ -32,8 +32,18 @@ pub struct Referee<G: Game> {
     undecided_changes: usize,
     /// The translation that carried the last judged table onto the board.
     last_offset: Cell,
+    /// The flag a table with cards only lifted off it would raise, held:
+    /// a hand moving a card lifts it first, and may leave the table
+    /// settled for a moment before putting it down. Raised when the next
+    /// input is no table (a draw, a call: the cards stayed off into it) or
+    /// the input ends; a later table is judged on its own.
+    in_hand: Option<Flag>,
     started: bool,
 }
+
+/// The most cards a table may show lifted off and still be a hand at work
+/// (a move's card, and the face-down card it swaps with).
+const MOST_LIFTED: usize = 2;
 
 /// At most this many readings are kept open at once; beyond, the best win.
 const MAX_READINGS: usize = 8;
@@ -54,6 +64,7 @@ impl<G: Game> Referee<G> {
             undecided: Vec::new(),
             undecided_changes: 0,
             last_offset: Cell::default(),
+            in_hand: None,
             started: false,
         }
     }
@@ -109,6 +120,7 @@ impl<G: Game> Referee<G> {
                         how: How::Mended,
                     });
                 }
+                self.in_hand = None;
                 if self.undecided.is_empty() {
                     let (mut verdict, mut offset) = judge_table(&self.game, &self.expected, table);
                     if matches!(verdict, Some(Verdict::Flag(_)))
@@ -117,12 +129,25 @@ impl<G: Game> Referee<G> {
                         (verdict, offset) = (Some(both), d);
                     }
                     self.last_offset = offset;
-                    self.settle(verdict, &mut emit);
+                    match verdict {
+                        Some(Verdict::Flag(f))
+                            if self.game.lifted_cards_wait()
+                                && only_lifted(&self.expected, table, offset) =>
+                        {
+                            self.in_hand = Some(f);
+                        }
+                        verdict => self.settle(verdict, &mut emit),
+                    }
                 } else {
                     self.decide(table, &mut emit);
                 }
             }
             other => {
+                // Cards lifted off stayed off into this input: no hand at
+                // work any more.
+                if let Some(flag) = self.in_hand.take() {
+                    self.settle(Some(Verdict::Flag(flag)), &mut emit);
+                }
                 // Non-table inputs belong to games without ambiguous readings.
                 self.commit_best(&mut emit);
                 match self.game.judge_input(other) {
@@ -347,7 +372,12 @@ impl<G: Game> Referee<G> {
                 .into_iter()
                 .min_by_key(|f| (flag_rank(f), f.kind == FlagKind::WrongPlayer))
                 .expect("every reading judged the table");
-            self.settle(Some(Verdict::Flag(best)), emit);
+            if self.game.lifted_cards_wait() && only_lifted(&self.expected, table, self.last_offset)
+            {
+                self.in_hand = Some(best);
+            } else {
+                self.settle(Some(Verdict::Flag(best)), emit);
+            }
         }
     }
 
@@ -369,6 +399,11 @@ impl<G: Game> Referee<G> {
     /// and its events announced (stamped `step`).
     pub fn finish(&mut self, step: usize) -> Vec<Event> {
         let mut out = Vec::new();
+        if let Some(flag) = self.in_hand.take() {
+            self.settle(Some(Verdict::Flag(flag)), &mut |body| {
+                out.push(Event { step, body })
+            });
+        }
         self.commit_best(&mut |body| out.push(Event { step, body }));
         self.name_squares(&mut out);
         out
@@ -599,6 +634,16 @@ fn candidate_offsets<G: Game>(game: &G, expected: &Table, observed: &Table) -> V
 
 /// Physical slips first (they name the one step to mend), then explained
 /// illegal attempts, then changes nothing explains.
+/// Whether `observed` (moved by `d`) is the expected table with a card or
+/// two lifted off it and nothing else changed: a hand at work.
+fn only_lifted(expected: &Table, observed: &Table, d: Cell) -> bool {
+    let changes = expected.diff(observed, d);
+    (1..=MOST_LIFTED).contains(&changes.len())
+        && changes
+            .iter()
+            .all(|c| c.after.is_none() && matches!(c.before, Some(Token::Up(_) | Token::Down)))
+}
+
 fn flag_rank(f: &Flag) -> u8 {
     if f.kind.is_physical_slip() {
         0
@@ -740,6 +785,26 @@ mod tests {
             panic!("{ev:?}")
         };
         assert_eq!(a.to, Some(Cell::new(1, 0)));
+    }
+
+    /// A card lifted off is a hand at work: nothing is said while the next
+    /// table may still show where it went. Left off until the input ends,
+    /// it is flagged then.
+    #[test]
+    fn a_lifted_card_waits_and_is_flagged_only_when_it_stays_off() {
+        let mut r = referee();
+        assert_eq!(r.observe(0, &table(&[(0, 0, WN)])).len(), 1);
+        assert_eq!(r.observe(1, &table(&[(0, 0, WN), (1, 0, BP)])).len(), 1);
+        assert!(r.observe(2, &table(&[(1, 0, BP)])).is_empty());
+        assert!(r.open_flag().is_none());
+        // Put back: nothing either.
+        assert!(r.observe(3, &table(&[(0, 0, WN), (1, 0, BP)])).is_empty());
+        assert!(r.observe(4, &table(&[(1, 0, BP)])).is_empty());
+        let ev = r.finish(5);
+        assert!(
+            matches!(&ev[..], [Event { step: 5, body: EventBody::Flag(f) }] if f.cells == [Cell::new(0, 0)]),
+            "{ev:?}"
+        );
     }
 
     #[test]

@@ -57,6 +57,15 @@ pub trait Game: Clone + std::fmt::Debug {
     /// (never empty; in the board's frame, sorted row-major).
     fn judge(&self, changes: &[Change]) -> Verdict<Self>;
 
+    /// Whether a table with a card or two only lifted off, which the rules
+    /// flag, is a hand at work rather than a mistake: the referee then
+    /// waits for the next input before flagging it. True where no action
+    /// is a card taken off alone; DoubleCross, whose removals are actions
+    /// judged as the table shows them (DC-3.5, DC-6.7), says false.
+    fn lifted_cards_wait(&self) -> bool {
+        true
+    }
+
     /// Judges an observation that is not a table (a draw, a call, a roll).
     fn judge_input(&self, input: &Observation) -> Verdict<Self> {
         Verdict::Flag(Flag {

@@ -1183,6 +1183,13 @@ impl crate::games::Game for DoubleCross {
         "doublecross"
     }
 
+    /// A piece taken off is judged at once: removals are actions here, and
+    /// a capture's or a castling's second card missing is incomplete at
+    /// once (DC-3.5, DC-6.7).
+    fn lifted_cards_wait(&self) -> bool {
+        false
+    }
+
     fn players(&self) -> Vec<String> {
         PLAYERS.iter().map(|p| p.to_string()).collect()
     }

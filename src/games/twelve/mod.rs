@@ -726,6 +726,12 @@ impl crate::games::Game for Twelve {
         }
     }
 
+    /// A piece taken off is the action itself while a Bishop's send-back
+    /// or a surrounded Queen's removal is due: judged at once then.
+    fn lifted_cards_wait(&self) -> bool {
+        !matches!(self.phase, Phase::SendBack { .. }) && self.lingering.iter().all(Option::is_none)
+    }
+
     /// The first card of the supply, Queen to Pawn: a placement's legality
     /// does not depend on the piece, so any card the player holds is as
     /// placeable as another.

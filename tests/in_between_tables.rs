@@ -1,10 +1,11 @@
-//! Actions done in two physical parts (`spec/table-script.md`): a mated
-//! army's flip in En Prise (EP-MATE) and a Bishop's send-back in Twelve
-//! (TW-4.5, TW-10.2). The scenario harness checks that the expected events
-//! are there; these tests check that nothing else is, step by step: the
-//! first part is announced at once with a `pending` notice, the in-between
-//! tables say nothing, and events come at the first step that makes them
-//! certain, never later.
+//! The tables between two actions, as hands leave them: actions done in
+//! two physical parts (`spec/table-script.md`: a mated army's flip in En
+//! Prise, EP-MATE; a Bishop's send-back in Twelve, TW-4.5, TW-10.2), and
+//! cards lifted on their way elsewhere. The scenario harness checks that
+//! the expected events are there; these tests check that nothing else is,
+//! step by step: a first part is announced at once with a `pending`
+//! notice, the in-between tables say nothing, and events come at the first
+//! step that makes them certain, never later.
 
 use std::path::Path;
 
@@ -158,6 +159,30 @@ fn a_pawn_placement_is_announced_when_the_opponent_acts() {
             &[],
             &["action place wP"],
             &["action place bP", "action place wN"],
+        ],
+    );
+}
+
+#[test]
+fn cards_lifted_on_their_way_say_nothing() {
+    expect(
+        "enprise/lifted-cards.toml",
+        &[
+            &[],
+            &[],
+            &["action move wR"],
+            &[],
+            &[],
+            &["flag unexplained"],
+            &["cleared unexplained", "action place bP"],
+        ],
+    );
+    expect(
+        "twelve/tw-8-3-queen-not-surrounded.toml",
+        &[
+            &[],
+            &["flag illegal_move"],
+            &["cleared illegal_move", "action place bN"],
         ],
     );
 }
