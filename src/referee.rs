@@ -51,7 +51,7 @@ const MAX_READINGS: usize = 8;
 /// Readings still open after this many more changes of the table are
 /// settled on the best: players should not wait long to see an action
 /// announced, and most ambiguities end with the very next action.
-const MAX_UNDECIDED_CHANGES: usize = 3;
+const MAX_UNDECIDED_CHANGES: usize = 8;
 
 impl<G: Game> Referee<G> {
     pub fn new(game: G) -> Self {
@@ -121,6 +121,7 @@ impl<G: Game> Referee<G> {
                     });
                 }
                 self.in_hand = None;
+                let before = self.last_offset;
                 if self.undecided.is_empty() {
                     let (mut verdict, mut offset) = judge_table(&self.game, &self.expected, table);
                     if matches!(verdict, Some(Verdict::Flag(_)))
@@ -130,16 +131,13 @@ impl<G: Game> Referee<G> {
                     }
                     self.last_offset = offset;
                     match verdict {
-                        Some(Verdict::Flag(f))
-                            if self.game.lifted_cards_wait()
-                                && only_lifted(&self.expected, table, offset) =>
-                        {
+                        Some(Verdict::Flag(f)) if self.lifted_only(table, before) => {
                             self.in_hand = Some(f);
                         }
                         verdict => self.settle(verdict, &mut emit),
                     }
                 } else {
-                    self.decide(table, &mut emit);
+                    self.decide(table, before, &mut emit);
                 }
             }
             other => {
@@ -228,6 +226,16 @@ impl<G: Game> Referee<G> {
             cells,
             format!("Cannot read the card at {list}: straighten it or clear the view"),
         ))
+    }
+
+    /// Whether `table`, under `offset`, is the expected one with a card or
+    /// two lifted off it and nothing else, where the game waits for lifted
+    /// cards. `offset` is the alignment of the table judged before it: the
+    /// cards a hand leaves do not move while it holds one. (Under another,
+    /// a small table can read as a lift that hides a missed SWAP, or the
+    /// lift read as a move of a lone card onto its neighbour's cell.)
+    fn lifted_only(&self, table: &Table, offset: Cell) -> bool {
+        self.game.lifted_cards_wait() && only_lifted(&self.expected, table, offset)
     }
 
     /// The candidate translation under which the fewest cells differ (no
@@ -322,7 +330,7 @@ impl<G: Game> Referee<G> {
     /// left, its events are announced now. When every reading flags the
     /// table, all stay open and the most telling flag is raised: the table
     /// that mends it will also tell the readings apart.
-    fn decide(&mut self, table: &Table, emit: &mut impl FnMut(EventBody)) {
+    fn decide(&mut self, table: &Table, before: Cell, emit: &mut impl FnMut(EventBody)) {
         let mut advanced: Vec<Reading<G>> = Vec::new();
         let mut flags: Vec<Flag> = Vec::new();
         let mut unchanged = false;
@@ -372,8 +380,7 @@ impl<G: Game> Referee<G> {
                 .into_iter()
                 .min_by_key(|f| (flag_rank(f), f.kind == FlagKind::WrongPlayer))
                 .expect("every reading judged the table");
-            if self.game.lifted_cards_wait() && only_lifted(&self.expected, table, self.last_offset)
-            {
+            if self.lifted_only(table, before) {
                 self.in_hand = Some(best);
             } else {
                 self.settle(Some(Verdict::Flag(best)), emit);
@@ -632,18 +639,19 @@ fn candidate_offsets<G: Game>(game: &G, expected: &Table, observed: &Table) -> V
     out
 }
 
-/// Physical slips first (they name the one step to mend), then explained
-/// illegal attempts, then changes nothing explains.
 /// Whether `observed` (moved by `d`) is the expected table with a card or
-/// two lifted off it and nothing else changed: a hand at work.
+/// two lifted off it and nothing else changed: a hand at work. A throne
+/// pair lifted together is a card lifted.
 fn only_lifted(expected: &Table, observed: &Table, d: Cell) -> bool {
     let changes = expected.diff(observed, d);
     (1..=MOST_LIFTED).contains(&changes.len())
         && changes
             .iter()
-            .all(|c| c.after.is_none() && matches!(c.before, Some(Token::Up(_) | Token::Down)))
+            .all(|c| c.after.is_none() && c.before.is_some_and(|t| t != Token::Unreadable))
 }
 
+/// Physical slips first (they name the one step to mend), then explained
+/// illegal attempts, then changes nothing explains.
 fn flag_rank(f: &Flag) -> u8 {
     if f.kind.is_physical_slip() {
         0

@@ -602,6 +602,7 @@ fn a_send_back_the_opponent_overtakes_is_incomplete_until_done() {
                 .action
                 .is_some_and(|a| a.side() != side && !matches!(a, Action::BishopEntry { .. }))
                 && !next.removal
+                && !g.steps[i].removal
                 && g.steps[i].before.phase() == Phase::Turn
                 && next.table.get(send_back).is_none()
                 && !next.table.iter().any(|(_, t)| Some(t) == victim);

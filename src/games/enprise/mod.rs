@@ -8,6 +8,7 @@
 //! elimination, passes, the end of the game).
 
 mod judge;
+pub mod mistakes;
 mod moves;
 pub mod random;
 mod setup;

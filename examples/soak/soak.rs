@@ -1,0 +1,456 @@
+//! The soak: random legal games of every game played through the referee
+//! from settled tables, in-between tables included, and physical mistakes
+//! injected into them. A legal game must raise no flag at all; a mistake
+//! must raise the flag its spec names, at its cells, and clear when the
+//! table is mended or taken back, the rest of the game reading as before.
+//!
+//! The in-between tables are those hands leave: an action's second part
+//! still to do (a mated army not yet turned, a Bishop's send-back, a
+//! Pawn's entry step, all drawn by the games' generators), and a card or
+//! two lifted on their way elsewhere (added here before a table that moves
+//! them, wherever the game waits for lifted cards; DoubleCross judges a
+//! card taken off at once, DC-3.5).
+//!
+//! Shared by `examples/soak/main.rs` (any count) and `tests/soak.rs` (a
+//! small count, in the suite).
+
+use std::collections::BTreeMap;
+
+use arbiter::event::{Event, EventBody, FlagKind, How};
+use arbiter::games::Game;
+use arbiter::games::doublecross::DoubleCross;
+use arbiter::games::enochian::Enochian;
+use arbiter::games::enprise::EnPrise;
+use arbiter::games::enprise::mistakes::{self, MISTAKES};
+use arbiter::games::twelve::random::RandomGame as TwelveGame;
+use arbiter::games::twelve::{Action as TwelveAction, Phase, SIDES, Twelve};
+use arbiter::games::{doublecross, enochian, enprise, twelve};
+use arbiter::observation::Observation;
+use arbiter::referee::Referee;
+use arbiter::table::{Card, Cell, Piece, Token};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// The games the soak plays.
+pub const GAMES: [&str; 4] = ["enprise", "twelve", "doublecross", "enochian"];
+
+/// What a soak of one game found.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub game: &'static str,
+    pub games: usize,
+    pub observations: usize,
+    /// Tables with a card or two lifted, added before the table that moves
+    /// them.
+    pub lifted: usize,
+    /// Flags raised in legal games (must be 0).
+    pub false_flags: usize,
+    /// Per flag kind: mistakes injected, and those flagged right and
+    /// recovered from.
+    pub mistakes: BTreeMap<&'static str, (usize, usize)>,
+    /// What went wrong, a line each (the first few).
+    pub failures: Vec<String>,
+}
+
+impl Report {
+    fn fail(&mut self, why: String) {
+        if self.failures.len() < 10 {
+            self.failures.push(why);
+        }
+    }
+
+    pub fn injected(&self) -> usize {
+        self.mistakes.values().map(|v| v.0).sum()
+    }
+
+    pub fn caught(&self) -> usize {
+        self.mistakes.values().map(|v| v.1).sum()
+    }
+
+    pub fn ok(&self) -> bool {
+        self.false_flags == 0 && self.failures.is_empty() && self.injected() == self.caught()
+    }
+}
+
+/// Plays `obs` through a referee of `game`, adding before a table a copy of
+/// the table expected then with a card or two lifted off it (a card the
+/// table moves or turns), where the game waits for lifted cards, with
+/// probability `lift`. The events, the referee, and how many tables were
+/// added.
+fn replay_lifting<G: Game>(
+    game: G,
+    obs: &[Observation],
+    lift: f64,
+    rng: &mut StdRng,
+) -> (Vec<Event>, Referee<G>, usize) {
+    let mut referee = Referee::new(game);
+    let mut events = referee.start();
+    let mut step = 0;
+    let mut lifted = 0;
+    for o in obs {
+        if let Observation::Table(next) = o
+            && referee.game().lifted_cards_wait()
+            && rng.random_bool(lift)
+        {
+            let expected = referee.expected_table().clone();
+            // Cards that leave their cell in the next table (it holds
+            // something else there now): the hand lifts them first.
+            let leaving: Vec<Cell> = expected
+                .iter()
+                .filter(|&(c, t)| next.get(c) != Some(t) && next.get(c).is_some())
+                .map(|(c, _)| c)
+                .collect();
+            let gone: Vec<Cell> = expected
+                .iter()
+                .filter(|&(c, _)| next.get(c).is_none())
+                .map(|(c, _)| c)
+                .collect();
+            if let Some(&c) = leaving.first().or(gone.first()) {
+                let mut up = expected.clone();
+                up.set(c, None);
+                if let Some(&d) = leaving.get(1)
+                    && rng.random_bool(0.3)
+                {
+                    up.set(d, None);
+                }
+                events.extend(referee.observe(step, &Observation::Table(up)));
+                step += 1;
+                lifted += 1;
+            }
+        }
+        events.extend(referee.observe(step, o));
+        step += 1;
+    }
+    events.extend(referee.finish(step));
+    (events, referee, lifted)
+}
+
+fn flag_count(events: &[Event]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e.body, EventBody::Flag(_)))
+        .count()
+}
+
+fn first_flag(events: &[Event]) -> String {
+    events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::Flag(f) => Some(format!("step {}: {}", e.step, f.message)),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// The action events, as (player, action, card) in order.
+fn actions(events: impl IntoIterator<Item = EventBody>) -> Vec<(String, String, Option<Card>)> {
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            EventBody::Action(a) => Some((a.player, a.action, a.card)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Soaks one game: `games` legal games, and as many with one mistake each.
+pub fn soak(game: &str, games: usize, players: &[usize], seed: u64) -> Report {
+    match game {
+        "enprise" => soak_enprise(games, players, seed),
+        "twelve" => soak_twelve(games, seed),
+        "doublecross" => soak_doublecross(games, seed),
+        "enochian" => soak_enochian(games, seed),
+        other => panic!("no game {other}"),
+    }
+}
+
+fn soak_enprise(games: usize, players: &[usize], seed: u64) -> Report {
+    let mut r = Report {
+        game: "enprise",
+        ..Report::default()
+    };
+    let mut rng = StdRng::seed_from_u64(seed);
+    for k in 0..games {
+        let s = seed.wrapping_add(k as u64);
+        let n = players[k % players.len()];
+        let g = enprise::random::random_game(s, n, 200);
+        let obs: Vec<Observation> = g
+            .turns
+            .iter()
+            .flat_map(mistakes::tables)
+            .map(|t| Observation::Table(t.clone()))
+            .collect();
+        let start = EnPrise::new(&g.players, g.plans.clone(), Default::default());
+        let (events, referee, lifted) = replay_lifting(start, &obs, 0.3, &mut rng);
+        r.games += 1;
+        r.observations += obs.len() + lifted;
+        r.lifted += lifted;
+        let flags = flag_count(&events);
+        if flags > 0 {
+            r.false_flags += flags;
+            r.fail(format!(
+                "enprise seed {s} ({n} players): {}",
+                first_flag(&events)
+            ));
+        }
+        if referee.game().table() != g.end.table() {
+            r.fail(format!(
+                "enprise seed {s}: the referee's game ends elsewhere"
+            ));
+        }
+        // A pass and a face-down pawn may be read as the escape square they
+        // look like: the count of non-pass actions is what must agree.
+        let placed = |a: &[(String, String, Option<Card>)]| {
+            a.iter().filter(|(_, act, _)| act != "pass").count()
+        };
+        let want = actions(g.turns.iter().flat_map(|t| t.events.clone()));
+        let got = actions(events.into_iter().map(|e| e.body));
+        if placed(&got) != placed(&want) {
+            r.fail(format!(
+                "enprise seed {s}: {} actions announced, {} played",
+                placed(&got),
+                placed(&want)
+            ));
+        }
+        // One mistake of each kind the game offers, at a turn chosen by the
+        // seed.
+        for m in MISTAKES {
+            let pick = rng.random_range(0..g.turns.len().max(1));
+            let Some(inj) = mistakes::inject(&g, m, pick) else {
+                continue;
+            };
+            let entry = r.mistakes.entry(inj.kind).or_default();
+            entry.0 += 1;
+            match mistakes::check_injection(&g, m, &inj, rng.random_bool(0.5)) {
+                Ok(()) => entry.1 += 1,
+                Err(e) => r.fail(e),
+            }
+        }
+    }
+    r
+}
+
+fn soak_twelve(games: usize, seed: u64) -> Report {
+    let mut r = Report {
+        game: "twelve",
+        ..Report::default()
+    };
+    let mut rng = StdRng::seed_from_u64(seed);
+    for k in 0..games {
+        let s = seed.wrapping_add(k as u64);
+        let opts = twelve::random::random_options(&mut rng);
+        let g = twelve::random::random_game(s, opts, 80);
+        let obs: Vec<Observation> = g
+            .steps
+            .iter()
+            .map(|st| Observation::Table(st.table.clone()))
+            .collect();
+        let (events, referee, lifted) = replay_lifting(Twelve::new(opts), &obs, 0.3, &mut rng);
+        r.games += 1;
+        r.observations += obs.len() + lifted;
+        r.lifted += lifted;
+        let flags = flag_count(&events);
+        if flags > 0 {
+            r.false_flags += flags;
+            r.fail(format!("twelve seed {s}: {}", first_flag(&events)));
+        }
+        if referee.game().table() != g.end.table() {
+            r.fail(format!(
+                "twelve seed {s}: the referee's game ends elsewhere"
+            ));
+        }
+        let want = actions(g.steps.iter().flat_map(|st| st.events.clone()));
+        let got = actions(events.into_iter().map(|e| e.body));
+        if got != want {
+            r.fail(format!("twelve seed {s}: the actions announced differ"));
+        }
+        if let Some(result) = overtaken_send_back(&g, &mut rng) {
+            let entry = r.mistakes.entry("incomplete_action").or_default();
+            entry.0 += 1;
+            match result {
+                Ok(()) => entry.1 += 1,
+                Err(e) => r.fail(format!("twelve seed {s}: {e}")),
+            }
+        }
+    }
+    r
+}
+
+/// A Twelve Bishop entry seen in three tables: the Bishop alone, the
+/// opponent's next action with the send-back undone (`incomplete_action`
+/// at the Bishop, owed by its side), then that action with the send-back
+/// done, which mends it. `None` where the game has no such entry.
+fn overtaken_send_back(g: &TwelveGame, rng: &mut StdRng) -> Option<Result<(), String>> {
+    let entries: Vec<usize> = (1..g.steps.len().saturating_sub(1))
+        .filter(|&i| {
+            let Some(TwelveAction::BishopEntry {
+                side, send_back, ..
+            }) = g.steps[i].action
+            else {
+                return false;
+            };
+            let next = &g.steps[i + 1];
+            let victim = g.steps[i].before.table().get(send_back);
+            // The opponent's own action, not putting the piece sent back
+            // down again, nor sending one back itself.
+            next.action
+                .is_some_and(|a| a.side() != side && !matches!(a, TwelveAction::BishopEntry { .. }))
+                && !next.removal
+                && !g.steps[i].removal
+                && g.steps[i].before.phase() == Phase::Turn
+                && next.table.get(send_back).is_none()
+                && !next.table.iter().any(|(_, t)| Some(t) == victim)
+        })
+        .collect();
+    if entries.is_empty() {
+        return None;
+    }
+    let i = entries[rng.random_range(0..entries.len())];
+    let Some(TwelveAction::BishopEntry {
+        side,
+        at,
+        send_back,
+    }) = g.steps[i].action
+    else {
+        unreachable!("chosen as an entry")
+    };
+    let before = &g.steps[i].before;
+    let mut alone = before.table();
+    alone.set(at, Some(Token::Up(Card::new(SIDES[side], Piece::Bishop))));
+    let mut overtaken = g.steps[i + 1].table.clone();
+    overtaken.set(send_back, before.table().get(send_back));
+    let mut obs: Vec<Observation> = g
+        .steps
+        .iter()
+        .map(|st| Observation::Table(st.table.clone()))
+        .collect();
+    obs[i] = Observation::Table(alone);
+    obs.insert(i + 1, Observation::Table(overtaken));
+    let mut referee = Referee::new(Twelve::new(g.opts));
+    let mut events = Vec::new();
+    for (k, o) in obs.iter().enumerate() {
+        events.push(referee.observe(k, o));
+    }
+    let flagged: Vec<_> = events[i + 1]
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Flag(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    let right = matches!(flagged[..], [f] if f.kind == FlagKind::IncompleteAction
+        && f.rule == "TW-10.2" && f.cells == [at] && f.player.as_deref() == Some(SIDES[side].name()));
+    if !right {
+        return Some(Err(format!(
+            "step {}: the send-back overtaken gave {flagged:?}",
+            i + 1
+        )));
+    }
+    let mended = events[i + 2].first().is_some_and(|e| {
+        matches!(
+            e.body,
+            EventBody::Cleared {
+                kind: FlagKind::IncompleteAction,
+                how: How::Mended
+            }
+        )
+    });
+    let later = events[i + 2..]
+        .iter()
+        .flatten()
+        .filter(|e| matches!(e.body, EventBody::Flag(_)))
+        .count();
+    if !mended || later > 0 {
+        return Some(Err(format!(
+            "step {}: not mended, or {later} flags after",
+            i + 2
+        )));
+    }
+    Some(Ok(()))
+}
+
+fn soak_doublecross(games: usize, seed: u64) -> Report {
+    let mut r = Report {
+        game: "doublecross",
+        ..Report::default()
+    };
+    let mut rng = StdRng::seed_from_u64(seed);
+    for k in 0..games {
+        let s = seed.wrapping_add(k as u64);
+        let opts = doublecross::random::random_options(&mut rng);
+        let g = doublecross::random::random_game(s, opts.clone(), 150);
+        let obs: Vec<Observation> = g.steps.iter().map(|st| st.observation.clone()).collect();
+        let (events, referee, lifted) = replay_lifting(DoubleCross::new(opts), &obs, 0.3, &mut rng);
+        r.games += 1;
+        r.observations += obs.len() + lifted;
+        r.lifted += lifted;
+        let flags = flag_count(&events);
+        if flags > 0 {
+            r.false_flags += flags;
+            r.fail(format!("doublecross seed {s}: {}", first_flag(&events)));
+        }
+        if referee.game().table() != g.end.table() {
+            r.fail(format!(
+                "doublecross seed {s}: the referee's game ends elsewhere"
+            ));
+        }
+    }
+    r
+}
+
+fn soak_enochian(games: usize, seed: u64) -> Report {
+    let mut r = Report {
+        game: "enochian",
+        ..Report::default()
+    };
+    let mut rng = StdRng::seed_from_u64(seed);
+    for k in 0..games {
+        let s = seed.wrapping_add(k as u64);
+        let opts = enochian::random::random_options(&mut rng);
+        let g = enochian::random::random_game(s, opts, 200);
+        let obs = g.observations();
+        let (events, referee, lifted) = replay_lifting(Enochian::new(opts), &obs, 0.3, &mut rng);
+        r.games += 1;
+        r.observations += obs.len() + lifted;
+        r.lifted += lifted;
+        let flags = flag_count(&events);
+        if flags > 0 {
+            r.false_flags += flags;
+            r.fail(format!("enochian seed {s}: {}", first_flag(&events)));
+        }
+        if referee.game().table() != g.end.table() {
+            r.fail(format!(
+                "enochian seed {s}: the referee's game ends elsewhere"
+            ));
+        }
+        let want = actions(g.steps.iter().flat_map(|st| st.events.clone()));
+        let got = actions(events.into_iter().map(|e| e.body));
+        if got != want {
+            r.fail(format!("enochian seed {s}: the actions announced differ"));
+        }
+    }
+    r
+}
+
+/// The report as a table row.
+pub fn row(r: &Report) -> String {
+    let kinds = r
+        .mistakes
+        .iter()
+        .map(|(k, (n, ok))| format!("{k} {ok}/{n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "{:<12} {:>7} {:>12} {:>8} {:>11} {:>9} {:>8}  {}",
+        r.game,
+        r.games,
+        r.observations,
+        r.lifted,
+        r.false_flags,
+        r.injected(),
+        r.caught(),
+        if kinds.is_empty() { "-".into() } else { kinds }
+    )
+}
+
+pub const HEADER: &str = "game           games observations   lifted false flags  mistakes   caught  per kind (caught/injected)";
