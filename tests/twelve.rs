@@ -13,9 +13,11 @@
 //! - Random tables never panic the judge.
 
 use arbiter::event::{Event, EventBody, FlagKind, How};
-use arbiter::games::board::{DIRECTIONS, KNIGHT_LEAPS};
+use arbiter::games::twelve::mistakes::{
+    Kind, Mistake, at, check_injection, make, plain_states, same_cells, with,
+};
 use arbiter::games::twelve::random::{RandomGame, random_game, random_options};
-use arbiter::games::twelve::{Action, Options, Phase, SIDES, Spot, Twelve};
+use arbiter::games::twelve::{Action, Options, Phase, SIDES, Twelve};
 use arbiter::games::{Game, Verdict};
 use arbiter::observation::Observation;
 use arbiter::referee::Referee;
@@ -218,20 +220,6 @@ fn a_sweep_of_games_covers_every_option_and_reaches_the_rules() {
     assert!(passes >= 5, "{passes} passes");
 }
 
-/// The states of random games where an action is due and nothing else is
-/// pending: no Queen to take off, no Pawn step open, the game not over.
-fn plain_states(g: &RandomGame) -> impl Iterator<Item = (usize, &Twelve)> {
-    g.steps.iter().enumerate().filter_map(|(i, s)| {
-        let t = &s.before;
-        let plain = i > 0
-            && s.action.is_some()
-            && t.outcome().is_none()
-            && t.phase() == Phase::Turn
-            && (0..2).all(|side| t.lingering(side).is_none());
-        plain.then_some((i, t))
-    })
-}
-
 #[test]
 fn every_listed_action_reads_back_as_itself() {
     let all = Options::all();
@@ -274,78 +262,6 @@ fn every_listed_action_reads_back_as_itself() {
     assert!(checked >= 2000 && ambiguous >= 50, "{checked} {ambiguous}");
 }
 
-/// A mistaken table and what the referee must say of it.
-type Mistake = (Table, Expect);
-
-/// What to look for after a mistake: the flag's kind, the start of its
-/// rule ID, and its cells (as a set).
-struct Expect {
-    kind: FlagKind,
-    rule: &'static str,
-    cells: Vec<Cell>,
-}
-
-/// The events of one step, `game_started` aside.
-fn at(events: &[Event], step: usize) -> Vec<&EventBody> {
-    events
-        .iter()
-        .filter(|e| e.step == step && !matches!(e.body, EventBody::GameStarted { .. }))
-        .map(|e| &e.body)
-        .collect()
-}
-
-fn same_cells(a: &[Cell], b: &[Cell]) -> bool {
-    let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    a.sort();
-    b.sort();
-    a == b
-}
-
-/// Puts `mistake` before table `i` and checks: it raises exactly the
-/// expected flag; table `i` then clears it as mended; every later table
-/// announces what it announced without the mistake.
-fn check_injection(g: &RandomGame, i: usize, mistake: Table, want: &Expect) -> Result<(), String> {
-    let clean = g.observations();
-    let mut obs = clean.clone();
-    obs.insert(i, Observation::Table(mistake));
-    let (base, _) = replay_with(g.opts, &clean);
-    let (got, _) = replay_with(g.opts, &obs);
-    let ctx = format!("seed {}, table {i}, {:?}", g.seed, want.kind);
-    let flagged = at(&got, i);
-    let [EventBody::Flag(f)] = flagged[..] else {
-        return Err(format!("{ctx}: the mistake gave {flagged:?}"));
-    };
-    if f.kind != want.kind || !f.rule.starts_with(want.rule) || !same_cells(&f.cells, &want.cells) {
-        return Err(format!(
-            "{ctx}: got {} {} {:?} ({}), want {} {:?}",
-            f.kind.as_str(),
-            f.rule,
-            f.cells,
-            f.message,
-            want.rule,
-            want.cells
-        ));
-    }
-    let mended = at(&got, i + 1);
-    if !matches!(mended.first(), Some(EventBody::Cleared { kind, how: How::Mended }) if *kind == want.kind)
-    {
-        return Err(format!("{ctx}: after the mistake {mended:?}"));
-    }
-    let strip = |v: Vec<&EventBody>| -> Vec<EventBody> {
-        v.into_iter()
-            .filter(|b| !matches!(b, EventBody::Cleared { .. }))
-            .cloned()
-            .collect()
-    };
-    for step in 0..clean.len() {
-        let j = if step < i { step } else { step + 1 };
-        if strip(at(&got, j)) != strip(at(&base, step)) {
-            return Err(format!("{ctx}: table {step} differs after the mistake"));
-        }
-    }
-    Ok(())
-}
-
 /// Runs `make` on the plain states of many random games until `want`
 /// injections were checked; `make` gives the mistaken table and what to
 /// expect, or `None` where the state offers no such mistake.
@@ -384,189 +300,27 @@ fn inject(want: usize, make: &dyn Fn(&RandomGame, usize, &Twelve) -> Option<Mist
     done
 }
 
-/// The table of `state` with `card` put on `cell`.
-fn with(state: &Twelve, cell: Cell, card: Card) -> Table {
-    let mut t = state.table();
-    t.set(cell, Some(Token::Up(card)));
-    t
-}
-
-/// A card of the mover's supply other than a Pawn (whose entry step could
-/// make a wrong cell right).
-fn placeable(state: &Twelve) -> Option<Card> {
-    let side = state.to_move();
-    state
-        .supply(side)
-        .into_iter()
-        .find(|&p| p != Piece::Pawn)
-        .map(|p| Card::new(SIDES[side], p))
-}
-
-/// Cells of the current bounding box, row-major.
-fn box_cells(state: &Twelve) -> Vec<Cell> {
-    let Some((lo, hi)) = state.position().bbox() else {
-        return vec![];
-    };
-    (lo.row..=hi.row)
-        .flat_map(|r| (lo.col..=hi.col).map(move |c| Cell::new(c, r)))
-        .collect()
-}
-
-/// Within the box and the limits the area may still reach.
-fn reachable(state: &Twelve, c: Cell) -> bool {
-    [(0, c.col), (1, c.row)].into_iter().all(|(axis, v)| {
-        state
-            .area_limits(axis)
-            .is_some_and(|(_, (lo, hi))| (lo..=hi).contains(&v))
-    })
-}
-
 #[test]
 fn a_placement_touching_no_piece_of_its_colour_is_illegal() {
-    let n = inject(25, &|_, _, state| {
-        let card = placeable(state)?;
-        let side = state.to_move();
-        let pos = state.position();
-        let c = box_cells(state).into_iter().find(|&c| {
-            pos.at(c).is_none() && pos.side_in_play(side).all(|(_, o)| o.king_distance(c) > 1)
-        })?;
-        Some((
-            with(state, c, card),
-            Expect {
-                kind: FlagKind::IllegalPlacement,
-                rule: "TW-4.1",
-                cells: vec![c],
-            },
-        ))
-    });
+    let n = inject(25, &|_, _, state| make(Kind::TouchingNoOwn, state));
     assert!(n >= 25, "{n}");
 }
 
 #[test]
 fn a_placement_beside_the_enemy_king_is_illegal() {
-    let n = inject(25, &|_, _, state| {
-        let card = placeable(state)?;
-        let side = state.to_move();
-        let pos = state.position();
-        let king = pos.cell_of(1 - side, Piece::King)?;
-        let c = [(1, 0), (-1, 0), (0, 1), (0, -1)]
-            .into_iter()
-            .map(|(dc, dr)| king.offset(dc, dr))
-            .find(|&c| {
-                pos.at(c).is_none()
-                    && reachable(state, c)
-                    && pos.side_in_play(side).any(|(_, o)| o.king_distance(c) == 1)
-            })?;
-        Some((
-            with(state, c, card),
-            Expect {
-                kind: FlagKind::IllegalPlacement,
-                rule: "TW-4.2",
-                cells: vec![c],
-            },
-        ))
-    });
+    let n = inject(25, &|_, _, state| make(Kind::BesideEnemyKing, state));
     assert!(n >= 25, "{n}");
-}
-
-/// The table with the piece on `from` moved to `to`.
-fn moved(state: &Twelve, from: Cell, to: Cell) -> Table {
-    let mut t = state.table();
-    let card = t.get(from);
-    t.set(from, None);
-    t.set(to, card);
-    t
 }
 
 #[test]
 fn a_move_that_splits_its_colour_is_illegal() {
-    let n = inject(25, &|_, _, state| {
-        let side = state.to_move();
-        let pos = state.position();
-        let inside = box_cells(state);
-        for (piece, from) in pos.side_in_play(side) {
-            let steps: Vec<(i32, i32)> = match piece {
-                Piece::King => DIRECTIONS.to_vec(),
-                Piece::Knight => KNIGHT_LEAPS.to_vec(),
-                Piece::Pawn => DIRECTIONS[..4].to_vec(),
-                _ => continue,
-            };
-            for (dc, dr) in steps {
-                let to = from.offset(dc, dr);
-                let beside = pos
-                    .cell_of(1 - side, Piece::King)
-                    .is_some_and(|k| (k.col - to.col).abs() + (k.row - to.row).abs() == 1);
-                if pos.at(to).is_some()
-                    || !inside.contains(&to)
-                    || (state.options().side_rule_on_moves && beside)
-                {
-                    continue;
-                }
-                let mut after = *pos;
-                after.set(side, piece, Spot::At(to));
-                if after.groups(side) > pos.groups(side) {
-                    return Some((
-                        moved(state, from, to),
-                        Expect {
-                            kind: FlagKind::IllegalMove,
-                            rule: "TW-6.",
-                            cells: vec![from, to],
-                        },
-                    ));
-                }
-            }
-        }
-        None
-    });
+    let n = inject(25, &|_, _, state| make(Kind::SplittingMove, state));
     assert!(n >= 25, "{n}");
 }
 
 #[test]
 fn a_slider_passing_an_enemy_piece_is_illegal() {
-    let n = inject(25, &|_, _, state| {
-        let side = state.to_move();
-        let pos = state.position();
-        let inside = box_cells(state);
-        for (piece, from) in pos.side_in_play(side) {
-            let dirs: &[(i32, i32)] = match piece {
-                Piece::Rook => &[(1, 0), (-1, 0), (0, 1), (0, -1)],
-                Piece::Bishop => &[(1, 1), (1, -1), (-1, 1), (-1, -1)],
-                Piece::Queen => &[
-                    (1, 0),
-                    (-1, 0),
-                    (0, 1),
-                    (0, -1),
-                    (1, 1),
-                    (1, -1),
-                    (-1, 1),
-                    (-1, -1),
-                ],
-                _ => continue,
-            };
-            for &(dc, dr) in dirs {
-                let mut blocked = false;
-                for k in 1..4 {
-                    let c = from.offset(dc * k, dr * k);
-                    match pos.at(c) {
-                        Some(card) if card.colour != SIDES[side] => blocked = true,
-                        Some(_) => {}
-                        None if blocked && inside.contains(&c) => {
-                            return Some((
-                                moved(state, from, c),
-                                Expect {
-                                    kind: FlagKind::IllegalMove,
-                                    rule: "TW-5.6",
-                                    cells: vec![from, c],
-                                },
-                            ));
-                        }
-                        None => {}
-                    }
-                }
-            }
-        }
-        None
-    });
+    let n = inject(25, &|_, _, state| make(Kind::SliderPassing, state));
     assert!(n >= 25, "{n}");
 }
 
@@ -687,53 +441,13 @@ fn a_send_back_the_opponent_overtakes_is_incomplete_until_done() {
 
 #[test]
 fn moving_the_opponents_piece_is_the_wrong_player() {
-    let n = inject(25, &|_, _, state| {
-        let side = 1 - state.to_move();
-        let pos = state.position();
-        let inside = box_cells(state);
-        let (from, to) = pos.side_in_play(side).find_map(|(_, from)| {
-            [(1, 0), (-1, 0), (0, 1), (0, -1)]
-                .into_iter()
-                .map(|(dc, dr)| from.offset(dc, dr))
-                .find(|&to| pos.at(to).is_none() && inside.contains(&to))
-                .map(|to| (from, to))
-        })?;
-        Some((
-            moved(state, from, to),
-            Expect {
-                kind: FlagKind::WrongPlayer,
-                rule: "TW-3.4",
-                cells: vec![from, to],
-            },
-        ))
-    });
+    let n = inject(25, &|_, _, state| make(Kind::OpponentsPiece, state));
     assert!(n >= 25, "{n}");
 }
 
 #[test]
 fn a_second_exchange_is_illegal() {
-    let n = inject(10, &|_, _, state| {
-        let side = state.to_move();
-        let pos = state.position();
-        if !state.exchanged(side) {
-            return None;
-        }
-        let (rook, king) = (
-            pos.cell_of(side, Piece::Rook)?,
-            pos.cell_of(side, Piece::King)?,
-        );
-        let mut t = state.table();
-        t.set(rook, Some(Token::Up(Card::new(SIDES[side], Piece::King))));
-        t.set(king, Some(Token::Up(Card::new(SIDES[side], Piece::Rook))));
-        Some((
-            t,
-            Expect {
-                kind: FlagKind::IllegalMove,
-                rule: "TW-7.2",
-                cells: vec![rook, king],
-            },
-        ))
-    });
+    let n = inject(10, &|_, _, state| make(Kind::SecondExchange, state));
     assert!(n >= 10, "{n}");
 }
 

@@ -264,6 +264,36 @@ fn soak_twelve(games: usize, seed: u64) -> Report {
         if got != want {
             r.fail(format!("twelve seed {s}: the actions announced differ"));
         }
+        // One mistake of each kind, at a state chosen at random among
+        // those that offer it (not right after a Pawn placement, whose two
+        // readings would choose the flag between them).
+        let states: Vec<(usize, &Twelve)> = twelve::mistakes::plain_states(&g)
+            .filter(|&(i, _)| {
+                !matches!(
+                    g.steps[i - 1].action,
+                    Some(TwelveAction::Place {
+                        piece: Piece::Pawn,
+                        ..
+                    })
+                )
+            })
+            .collect();
+        for kind in twelve::mistakes::KINDS {
+            let offered: Vec<(usize, twelve::mistakes::Mistake)> = states
+                .iter()
+                .filter_map(|&(i, st)| Some((i, twelve::mistakes::make(kind, st)?)))
+                .collect();
+            if offered.is_empty() {
+                continue;
+            }
+            let (i, (table, want)) = offered[rng.random_range(0..offered.len())].clone();
+            let entry = r.mistakes.entry(want.kind.as_str()).or_default();
+            entry.0 += 1;
+            match twelve::mistakes::check_injection(&g, i, table, &want) {
+                Ok(()) => entry.1 += 1,
+                Err(e) => r.fail(e),
+            }
+        }
         if let Some(result) = overtaken_send_back(&g, &mut rng) {
             let entry = r.mistakes.entry("incomplete_action").or_default();
             entry.0 += 1;

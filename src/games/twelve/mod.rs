@@ -59,6 +59,7 @@
 //! under `area = "anchored"`, `anchored = { columns = [0, 3], rows = [-1, 2] }`.
 
 mod judge;
+pub mod mistakes;
 pub mod random;
 mod rules;
 mod setup;
