@@ -6,17 +6,14 @@
 //! the board, an illegal removal, a check not called) are flagged with the
 //! right kind and cells, and mending them lets the game go on unchanged.
 
-use arbiter::event::{Event, EventBody, FlagKind, How};
+use arbiter::event::{Event, EventBody, FlagKind};
 use arbiter::games::Game;
 use arbiter::games::doublecross::chess::{Move, MoveKind, Position, Side, cell_of};
-use arbiter::games::doublecross::deck::{DcCard, JoustMode};
-use arbiter::games::doublecross::random::{
-    RandomGame, random_game, random_game_with, random_options,
-};
+use arbiter::games::doublecross::mistakes::{Kind, check_injection, inject, lively_game};
+use arbiter::games::doublecross::random::{RandomGame, random_game, random_options};
 use arbiter::games::doublecross::{Action, DoubleCross, Options, table_of};
 use arbiter::observation::Observation;
 use arbiter::referee::Referee;
-use arbiter::table::{Cell, Piece};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -134,39 +131,6 @@ fn a_sweep_of_games_covers_joust_modes_and_reaches_the_rules() {
 }
 
 /// A game where castles and en passant are taken whenever the card allows.
-fn lively_game(seed: u64) -> RandomGame {
-    let opts = Options {
-        joust: JoustMode::Off,
-        ..Options::default()
-    };
-    random_game_with(seed, opts, 150, &|_, actions| {
-        actions
-            .iter()
-            .copied()
-            .find(|a| {
-                matches!(
-                    a,
-                    Action::Move(Move {
-                        kind: MoveKind::Castle | MoveKind::EnPassant,
-                        ..
-                    })
-                )
-            })
-            .or_else(|| {
-                // Double steps make en passant possible.
-                actions.iter().copied().find(|a| {
-                    matches!(
-                        a,
-                        Action::Move(Move {
-                            kind: MoveKind::DoubleStep,
-                            ..
-                        })
-                    )
-                })
-            })
-    })
-}
-
 /// The events of one step, `game_started` aside.
 fn at(events: &[Event], step: usize) -> Vec<&EventBody> {
     events
@@ -176,202 +140,49 @@ fn at(events: &[Event], step: usize) -> Vec<&EventBody> {
         .collect()
 }
 
-/// Inserts `mistake` before step `i` and checks: the mistake raises one
-/// flag of `kind` at `cells`; the step after it clears the flag `how`; the
-/// rest of the game emits what it emitted without the mistake.
-fn check_injection(
-    g: &RandomGame,
-    i: usize,
-    mistake: Observation,
-    kind: FlagKind,
-    cells: &[Cell],
-    how: How,
-    restore_first: bool,
-) {
-    let clean = observations(g);
-    let mut obs = clean.clone();
-    obs.insert(i, mistake);
-    let mut extra = 1;
-    if restore_first {
-        obs.insert(i + 1, Observation::Table(g.steps[i].before.table()));
-        extra = 2;
-    }
-    let (base, _) = replay_with(&g.opts, &clean);
-    let (got, _) = replay_with(&g.opts, &obs);
-    let ctx = || format!("seed {}, step {i}, {kind:?}", g.seed);
-    let flagged = at(&got, i);
-    let [EventBody::Flag(f)] = flagged[..] else {
-        panic!("{}: the mistake gave {flagged:?}", ctx());
-    };
-    assert_eq!(f.kind, kind, "{}: {}", ctx(), f.message);
-    let mut want: Vec<Cell> = cells.to_vec();
-    let mut have = f.cells.clone();
-    want.sort();
-    have.sort();
-    assert_eq!(have, want, "{}: {}", ctx(), f.message);
-    let mended = at(&got, i + 1);
-    assert!(
-        matches!(mended.first(), Some(EventBody::Cleared { kind: k, how: h }) if *k == kind && *h == how),
-        "{}: after the mistake {mended:?}",
-        ctx()
-    );
-    // Everything else as in the clean game.
-    let strip = |v: Vec<&EventBody>| -> Vec<EventBody> {
-        v.into_iter()
-            .filter(|b| !matches!(b, EventBody::Cleared { .. }))
-            .cloned()
-            .collect()
-    };
-    for step in 0..clean.len() {
-        let j = if step < i { step } else { step + extra };
-        assert_eq!(
-            strip(at(&got, j)),
-            strip(at(&base, step)),
-            "{}: step {step} differs after the mistake",
-            ctx()
-        );
-    }
-}
-
 fn board_after(before: &Position, f: impl FnOnce(&mut Position)) -> Observation {
     let mut p = before.clone();
     f(&mut p);
     Observation::Table(table_of(&p))
 }
 
-#[test]
-fn a_piece_the_card_does_not_designate_is_an_illegal_move() {
-    let mut tried = 0;
-    for seed in 0..40u64 {
-        let g = game(seed);
-        for (i, s) in g.steps.iter().enumerate() {
-            let (Some(Action::Move(_)), Some(DcCard::Piece(card))) =
-                (s.action, s.before.card_to_act())
-            else {
-                continue;
-            };
-            let pos = s.before.position();
-            // A pseudo-legal move of a piece of another type or colour.
-            let mut wrong = Vec::new();
-            for side in [Side::White, Side::Black] {
-                pos.gen_moves(side, None, Default::default(), &mut wrong);
-            }
-            let Some(m) = wrong.into_iter().find(|m| {
-                let (side, piece) = pos.piece_at(m.from).unwrap();
-                (side.colour(), piece) != (card.colour, card.piece)
-                    && matches!(m.kind, MoveKind::Normal | MoveKind::DoubleStep)
-                    && !matches!(pos.piece_at(m.to), Some((_, Piece::King)))
-            }) else {
-                continue;
-            };
-            let mistake = board_after(pos, |p| p.play(m));
-            check_injection(
-                &g,
-                i,
-                mistake,
-                FlagKind::IllegalMove,
-                &[cell_of(m.from), cell_of(m.to)],
-                How::Mended,
-                false,
-            );
-            tried += 1;
-            break;
+/// Each kind of mistake, injected into many games: flagged with its kind
+/// at its cells, cleared when the board is mended or restored, and the
+/// rest of the game as before.
+fn injected(kind: Kind, games: u64, lively: bool) -> usize {
+    let mut done = 0;
+    for seed in 0..games {
+        let g = if lively {
+            lively_game(seed)
+        } else {
+            game(seed)
+        };
+        if let Some(inj) = inject(&g, kind, 0) {
+            check_injection(&g, &inj).unwrap();
+            done += 1;
         }
     }
-    assert!(tried >= 30, "only {tried} games had a move to spoil");
+    done
+}
+
+#[test]
+fn a_piece_the_card_does_not_designate_is_an_illegal_move() {
+    let n = injected(Kind::Undesignated, 40, false);
+    assert!(n >= 30, "only {n} games had a move to spoil");
 }
 
 #[test]
 fn a_castling_rook_left_behind_and_an_en_passant_pawn_left_are_incomplete() {
-    let (mut castles, mut passants) = (0, 0);
-    for seed in 0..80u64 {
-        let g = lively_game(seed);
-        for (i, s) in g.steps.iter().enumerate() {
-            let Some(Action::Move(m)) = s.action else {
-                continue;
-            };
-            let pos = s.before.position();
-            match m.kind {
-                MoveKind::Castle if castles < 12 => {
-                    let (rf, rt) = m.rook_squares().unwrap();
-                    let mistake = board_after(pos, |p| {
-                        let king = p.piece_at(m.from);
-                        p.set(m.from, None);
-                        p.set(m.to, king);
-                    });
-                    check_injection(
-                        &g,
-                        i,
-                        mistake,
-                        FlagKind::IncompleteAction,
-                        &[cell_of(rf), cell_of(rt)],
-                        How::Mended,
-                        false,
-                    );
-                    castles += 1;
-                }
-                MoveKind::EnPassant if passants < 12 => {
-                    let victim = if m.to >= 32 { m.to - 8 } else { m.to + 8 };
-                    let mistake = board_after(pos, |p| {
-                        let pawn = p.piece_at(m.from);
-                        p.set(m.from, None);
-                        p.set(m.to, pawn);
-                    });
-                    check_injection(
-                        &g,
-                        i,
-                        mistake,
-                        FlagKind::IncompleteAction,
-                        &[cell_of(victim)],
-                        How::Mended,
-                        false,
-                    );
-                    passants += 1;
-                }
-                _ => {}
-            }
-        }
-    }
+    let castles = injected(Kind::CastleRookLeft, 80, true);
+    let passants = injected(Kind::EnPassantPawnLeft, 80, true);
     assert!(castles >= 5, "only {castles} castles");
     assert!(passants >= 3, "only {passants} en passant captures");
 }
 
 #[test]
 fn a_removal_without_an_uncalled_check_is_illegal_and_undone() {
-    let mut tried = 0;
-    for seed in 0..40u64 {
-        let g = game(seed);
-        // A draw after a turn that changed the board: every check was called.
-        let Some((i, s)) = g.steps.iter().enumerate().skip(3).find(|(_, s)| {
-            matches!(s.observation, Observation::Draw(_))
-                && s.before.awaits_draw()
-                && s.before
-                    .turn_start()
-                    .is_some_and(|t| t != s.before.position())
-        }) else {
-            continue;
-        };
-        let pos = s.before.position();
-        let start = s.before.turn_start().unwrap();
-        let Some(x) = (0..64u8).find(|&sq| {
-            matches!(pos.piece_at(sq), Some((_, p)) if p != Piece::King)
-                && pos.piece_at(sq) == start.piece_at(sq)
-        }) else {
-            continue;
-        };
-        let mistake = board_after(pos, |p| p.set(x, None));
-        check_injection(
-            &g,
-            i,
-            mistake,
-            FlagKind::IllegalRemoval,
-            &[cell_of(x)],
-            How::TakenBack,
-            true,
-        );
-        tried += 1;
-    }
-    assert!(tried >= 30, "only {tried} games tried");
+    let n = injected(Kind::Removal, 40, false);
+    assert!(n >= 30, "only {n} games tried");
 }
 
 #[test]

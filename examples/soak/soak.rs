@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use arbiter::event::{Event, EventBody, FlagKind, How};
 use arbiter::games::Game;
 use arbiter::games::doublecross::DoubleCross;
+use arbiter::games::doublecross::mistakes::Kind;
 use arbiter::games::enochian::Enochian;
 use arbiter::games::enprise::EnPrise;
 use arbiter::games::enprise::mistakes::{self, MISTAKES};
@@ -423,6 +424,25 @@ fn soak_doublecross(games: usize, seed: u64) -> Report {
             r.fail(format!(
                 "doublecross seed {s}: the referee's game ends elsewhere"
             ));
+        }
+        // One mistake of each kind the game offers; a castling or en
+        // passant capture spoiled in a game that makes them when it can.
+        let lively = doublecross::mistakes::lively_game(s);
+        for kind in doublecross::mistakes::KINDS {
+            let g = match kind {
+                Kind::CastleRookLeft | Kind::EnPassantPawnLeft => &lively,
+                Kind::Undesignated | Kind::Removal => &g,
+            };
+            let pick = rng.random_range(0..g.steps.len().max(1));
+            let Some(inj) = doublecross::mistakes::inject(g, kind, pick) else {
+                continue;
+            };
+            let entry = r.mistakes.entry(inj.kind.as_str()).or_default();
+            entry.0 += 1;
+            match doublecross::mistakes::check_injection(g, &inj) {
+                Ok(()) => entry.1 += 1,
+                Err(e) => r.fail(e),
+            }
         }
     }
     r

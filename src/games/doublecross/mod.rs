@@ -13,6 +13,7 @@
 pub mod chess;
 pub mod deck;
 mod judge;
+pub mod mistakes;
 pub mod pgn;
 pub mod random;
 mod setup;

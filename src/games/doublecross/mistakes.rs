@@ -1,0 +1,262 @@
+//! Physical mistakes injected into random legal DoubleCross games (for the
+//! property tests and the soak): a wrong board shown before one of the
+//! game's observations, the flag it must raise, and the check that the
+//! referee raises exactly that flag, clears it when the board is mended or
+//! restored, and reads the rest of the game as before.
+
+use super::chess::{MoveKind, Position, Side, cell_of};
+use super::deck::{DcCard, JoustMode};
+use super::random::{RandomGame, random_game_with};
+use super::{Action, DoubleCross, Options, table_of};
+use crate::event::{Event, EventBody, FlagKind, How};
+use crate::games::Game;
+use crate::observation::Observation;
+use crate::referee::Referee;
+use crate::table::{Cell, Piece};
+
+/// One mistake: the wrong observation shown before step `at`, the flag it
+/// must raise, and how the game's own observation then clears it.
+#[derive(Clone, Debug)]
+pub struct Injection {
+    pub at: usize,
+    pub mistake: Observation,
+    pub kind: FlagKind,
+    pub cells: Vec<Cell>,
+    pub how: How,
+    /// The players restore the board as it was before the mistake, then
+    /// go on (the flag clears as taken back).
+    pub restore_first: bool,
+}
+
+/// The mistakes injected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A piece of another type or colour than the card designates moved.
+    Undesignated,
+    /// A castling King moved, its Rook left behind (DC-3.5).
+    CastleRookLeft,
+    /// An en passant capture with the captured pawn left (DC-3.5).
+    EnPassantPawnLeft,
+    /// A piece removed between turns with no uncalled check (DC-6.7).
+    Removal,
+}
+
+/// Every kind, in order.
+pub const KINDS: [Kind; 4] = [
+    Kind::Undesignated,
+    Kind::CastleRookLeft,
+    Kind::EnPassantPawnLeft,
+    Kind::Removal,
+];
+
+/// A game that castles and captures en passant whenever it can (and makes
+/// double steps so that it can), without Joust cards.
+pub fn lively_game(seed: u64) -> RandomGame {
+    let opts = Options {
+        joust: JoustMode::Off,
+        ..Options::default()
+    };
+    random_game_with(seed, opts, 150, &|_, actions| {
+        let of = |kinds: &[MoveKind]| {
+            actions
+                .iter()
+                .copied()
+                .find(|a| matches!(a, Action::Move(m) if kinds.contains(&m.kind)))
+        };
+        of(&[MoveKind::Castle, MoveKind::EnPassant]).or_else(|| of(&[MoveKind::DoubleStep]))
+    })
+}
+
+fn board_after(before: &Position, f: impl FnOnce(&mut Position)) -> Observation {
+    let mut p = before.clone();
+    f(&mut p);
+    Observation::Table(table_of(&p))
+}
+
+/// The first step from `pick` on (cyclically) where `kind` can be made.
+pub fn inject(g: &RandomGame, kind: Kind, pick: usize) -> Option<Injection> {
+    let n = g.steps.len();
+    (0..n)
+        .map(|k| (k + pick) % n)
+        .find_map(|i| inject_at(g, kind, i))
+}
+
+fn inject_at(g: &RandomGame, kind: Kind, i: usize) -> Option<Injection> {
+    let s = &g.steps[i];
+    let pos = s.before.position();
+    let made = |mistake, kind, cells, how, restore_first| Injection {
+        at: i,
+        mistake,
+        kind,
+        cells,
+        how,
+        restore_first,
+    };
+    match kind {
+        Kind::Undesignated => {
+            let (Some(Action::Move(_)), Some(DcCard::Piece(card))) =
+                (s.action, s.before.card_to_act())
+            else {
+                return None;
+            };
+            // A pseudo-legal move of a piece of another type or colour.
+            let mut wrong = Vec::new();
+            for side in [Side::White, Side::Black] {
+                pos.gen_moves(side, None, Default::default(), &mut wrong);
+            }
+            let m = wrong.into_iter().find(|m| {
+                pos.piece_at(m.from).is_some_and(|(side, piece)| {
+                    (side.colour(), piece) != (card.colour, card.piece)
+                }) && matches!(m.kind, MoveKind::Normal | MoveKind::DoubleStep)
+                    && !matches!(pos.piece_at(m.to), Some((_, Piece::King)))
+            })?;
+            Some(made(
+                board_after(pos, |p| p.play(m)),
+                FlagKind::IllegalMove,
+                vec![cell_of(m.from), cell_of(m.to)],
+                How::Mended,
+                false,
+            ))
+        }
+        Kind::CastleRookLeft => {
+            let Some(Action::Move(m)) = s.action else {
+                return None;
+            };
+            if m.kind != MoveKind::Castle {
+                return None;
+            }
+            let (rf, rt) = m.rook_squares()?;
+            let mistake = board_after(pos, |p| {
+                let king = p.piece_at(m.from);
+                p.set(m.from, None);
+                p.set(m.to, king);
+            });
+            Some(made(
+                mistake,
+                FlagKind::IncompleteAction,
+                vec![cell_of(rf), cell_of(rt)],
+                How::Mended,
+                false,
+            ))
+        }
+        Kind::EnPassantPawnLeft => {
+            let Some(Action::Move(m)) = s.action else {
+                return None;
+            };
+            if m.kind != MoveKind::EnPassant {
+                return None;
+            }
+            let victim = if m.to >= 32 { m.to - 8 } else { m.to + 8 };
+            let mistake = board_after(pos, |p| {
+                let pawn = p.piece_at(m.from);
+                p.set(m.from, None);
+                p.set(m.to, pawn);
+            });
+            Some(made(
+                mistake,
+                FlagKind::IncompleteAction,
+                vec![cell_of(victim)],
+                How::Mended,
+                false,
+            ))
+        }
+        Kind::Removal => {
+            // A draw after a turn that changed the board: every check was
+            // called, so nothing may be removed.
+            let after_turn = i >= 3
+                && matches!(s.observation, Observation::Draw(_))
+                && s.before.awaits_draw()
+                && s.before.turn_start().is_some_and(|t| t != pos);
+            // Not after a Save King: a piece gone then reads as the King's
+            // restoring half done (DC-9.1).
+            let saved = g.steps[..i]
+                .iter()
+                .rev()
+                .take_while(|p| !matches!(p.observation, Observation::Draw(_)))
+                .any(|p| matches!(&p.observation, Observation::Call { call, .. } if call == "save-king"));
+            if !after_turn || saved {
+                return None;
+            }
+            let start = s.before.turn_start()?;
+            let x = (0..64u8).find(|&sq| {
+                matches!(pos.piece_at(sq), Some((_, p)) if p != Piece::King)
+                    && pos.piece_at(sq) == start.piece_at(sq)
+            })?;
+            Some(made(
+                board_after(pos, |p| p.set(x, None)),
+                FlagKind::IllegalRemoval,
+                vec![cell_of(x)],
+                How::TakenBack,
+                true,
+            ))
+        }
+    }
+}
+
+fn replay(g: &RandomGame, obs: &[Observation]) -> Vec<Event> {
+    let mut r = Referee::new(DoubleCross::new(g.opts.clone()));
+    let mut events = r.start();
+    for (i, o) in obs.iter().enumerate() {
+        events.extend(r.observe(i, o));
+    }
+    events
+}
+
+/// The events of one step, `game_started` aside.
+fn at(events: &[Event], step: usize) -> Vec<&EventBody> {
+    events
+        .iter()
+        .filter(|e| e.step == step && !matches!(e.body, EventBody::GameStarted { .. }))
+        .map(|e| &e.body)
+        .collect()
+}
+
+/// Shows the mistake before step `inj.at` and checks: it raises one flag
+/// of its kind at its cells; the step after it clears the flag as it
+/// should; the rest of the game announces what it did without the mistake.
+pub fn check_injection(g: &RandomGame, inj: &Injection) -> Result<(), String> {
+    let i = inj.at;
+    let clean: Vec<Observation> = g.steps.iter().map(|s| s.observation.clone()).collect();
+    let mut obs = clean.clone();
+    obs.insert(i, inj.mistake.clone());
+    let mut extra = 1;
+    if inj.restore_first {
+        obs.insert(i + 1, Observation::Table(g.steps[i].before.table()));
+        extra = 2;
+    }
+    let base = replay(g, &clean);
+    let got = replay(g, &obs);
+    let ctx = format!("seed {}, step {i}, {:?}", g.seed, inj.kind);
+    let flagged = at(&got, i);
+    let [EventBody::Flag(f)] = flagged[..] else {
+        return Err(format!("{ctx}: the mistake gave {flagged:?}"));
+    };
+    let (mut want, mut have) = (inj.cells.clone(), f.cells.clone());
+    want.sort();
+    have.sort();
+    if f.kind != inj.kind || have != want {
+        return Err(format!(
+            "{ctx}: got {} at {have:?} ({}), want {want:?}",
+            f.kind.as_str(),
+            f.message
+        ));
+    }
+    let mended = at(&got, i + 1);
+    if !matches!(mended.first(), Some(EventBody::Cleared { kind, how }) if *kind == inj.kind && *how == inj.how)
+    {
+        return Err(format!("{ctx}: after the mistake {mended:?}"));
+    }
+    let strip = |v: Vec<&EventBody>| -> Vec<EventBody> {
+        v.into_iter()
+            .filter(|b| !matches!(b, EventBody::Cleared { .. }))
+            .cloned()
+            .collect()
+    };
+    for step in 0..clean.len() {
+        let j = if step < i { step } else { step + extra };
+        if strip(at(&got, j)) != strip(at(&base, step)) {
+            return Err(format!("{ctx}: step {step} differs after the mistake"));
+        }
+    }
+    Ok(())
+}
