@@ -18,6 +18,16 @@ pub struct Event {
     pub body: EventBody,
 }
 
+/// The events stamped `step`, `game_started` aside: what one observation
+/// caused.
+pub fn events_at(events: &[Event], step: usize) -> Vec<&EventBody> {
+    events
+        .iter()
+        .filter(|e| e.step == step && !matches!(e.body, EventBody::GameStarted { .. }))
+        .map(|e| &e.body)
+        .collect()
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventBody {

@@ -6,7 +6,7 @@
 //! the board, an illegal removal, a check not called) are flagged with the
 //! right kind and cells, and mending them lets the game go on unchanged.
 
-use arbiter::event::{Event, EventBody, FlagKind};
+use arbiter::event::{Event, EventBody, FlagKind, events_at as at};
 use arbiter::games::Game;
 use arbiter::games::doublecross::chess::{Move, MoveKind, Position, Side, cell_of};
 use arbiter::games::doublecross::mistakes::{Kind, check_injection, inject, lively_game};
@@ -131,15 +131,6 @@ fn a_sweep_of_games_covers_joust_modes_and_reaches_the_rules() {
 }
 
 /// A game where castles and en passant are taken whenever the card allows.
-/// The events of one step, `game_started` aside.
-fn at(events: &[Event], step: usize) -> Vec<&EventBody> {
-    events
-        .iter()
-        .filter(|e| e.step == step && !matches!(e.body, EventBody::GameStarted { .. }))
-        .map(|e| &e.body)
-        .collect()
-}
-
 fn board_after(before: &Position, f: impl FnOnce(&mut Position)) -> Observation {
     let mut p = before.clone();
     f(&mut p);

@@ -8,7 +8,7 @@ use super::chess::{MoveKind, Position, Side, cell_of};
 use super::deck::{DcCard, JoustMode};
 use super::random::{RandomGame, random_game_with};
 use super::{Action, DoubleCross, Options, table_of};
-use crate::event::{Event, EventBody, FlagKind, How};
+use crate::event::{Event, EventBody, FlagKind, How, events_at as at};
 use crate::games::Game;
 use crate::observation::Observation;
 use crate::referee::Referee;
@@ -200,15 +200,6 @@ fn replay(g: &RandomGame, obs: &[Observation]) -> Vec<Event> {
         events.extend(r.observe(i, o));
     }
     events
-}
-
-/// The events of one step, `game_started` aside.
-fn at(events: &[Event], step: usize) -> Vec<&EventBody> {
-    events
-        .iter()
-        .filter(|e| e.step == step && !matches!(e.body, EventBody::GameStarted { .. }))
-        .map(|e| &e.body)
-        .collect()
 }
 
 /// Shows the mistake before step `inj.at` and checks: it raises one flag

@@ -98,6 +98,12 @@ fn judge_owing(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
     judge_action(&g.with_flips_done(), &rest)
 }
 
+/// Whether `g` owes the flips of all of `cells`: the action just applied
+/// eliminated their player.
+fn owes(g: &EnPrise, cells: &[Cell]) -> bool {
+    cells.iter().all(|c| g.owed.iter().any(|(o, _)| o == c))
+}
+
 /// The flag for an eliminated player's cards still face-up at `cells`
 /// when the next action is already on the table.
 fn unflipped_flag(g: &EnPrise, cells: &[Cell]) -> Flag {
@@ -216,11 +222,7 @@ fn judge_fresh(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
                     }
                     // The mating action with its flips still to do: its
                     // second part, pending (see `owing_as_seen`).
-                    Some(Fit::Unflipped(cells))
-                        if cells
-                            .iter()
-                            .all(|c| applied.state.owed.iter().any(|(o, _)| o == c)) =>
-                    {
+                    Some(Fit::Unflipped(cells)) if owes(&applied.state, &cells) => {
                         return Verdict::Advance {
                             game: applied.state,
                             events: applied.events,
@@ -231,7 +233,9 @@ fn judge_fresh(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
                 }
             }
             Err(v) => {
-                if illegal.is_none() && fit(&physical(g, attempt), changes).is_some() {
+                if illegal.is_none()
+                    && physical(g, attempt).is_some_and(|p| fit(&p, changes).is_some())
+                {
                     illegal = Some(Flag {
                         kind: v.kind,
                         cells: v.cells,
@@ -288,7 +292,13 @@ fn other_reading(
         return None;
     }
     let (actions, applied) = try_closed(g, attempt).ok()?;
-    (fit(&predict(g, &actions, &applied), changes) == Some(Fit::Exact)).then_some(Reading {
+    // The pawn may mate a player whose cards are still to turn (pending).
+    let fits = match fit(&predict(g, &actions, &applied), changes) {
+        Some(Fit::Exact) => true,
+        Some(Fit::Unflipped(cells)) => owes(&applied.state, &cells),
+        _ => false,
+    };
+    fits.then_some(Reading {
         game: applied.state,
         events: applied.events,
     })
@@ -456,16 +466,17 @@ fn predict(g: &EnPrise, actions: &[Action], applied: &Applied) -> Prediction {
     }
 }
 
-/// What the table would show after an illegal attempt carried out properly.
-fn physical(g: &EnPrise, attempt: Attempt) -> Prediction {
-    match attempt {
+/// What the table would show after an illegal attempt carried out properly
+/// (`None` for a move from a cell with no piece).
+fn physical(g: &EnPrise, attempt: Attempt) -> Option<Prediction> {
+    Some(match attempt {
         Attempt::Move { from, to } => {
             let captured = match g.at(to) {
                 Sq::Piece(c) => Some(c),
                 _ => None,
             };
             let Sq::Piece(card) = g.at(from) else {
-                unreachable!("a move starts from a piece")
+                return None;
             };
             let mut cells = vec![(from, Some(Token::Down)), (to, Some(Token::Up(card)))];
             cells.sort_by_key(|(c, _)| *c);
@@ -489,7 +500,7 @@ fn physical(g: &EnPrise, attempt: Attempt) -> Prediction {
                 flips: vec![],
             }
         }
-    }
+    })
 }
 
 /// Compares the observed changes with a prediction. `None`: the observation

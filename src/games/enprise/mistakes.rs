@@ -327,7 +327,7 @@ pub fn check_injection(
     if let Some(table) = &game.turns[inj.at].then {
         seen.extend(observe(table));
     }
-    while !has_want(&seen) && next < game.turns.len() && next <= inj.at + 3 {
+    while !has_want(&seen) && next < game.turns.len() && next <= inj.at + 9 {
         let ev: Vec<_> = tables(&game.turns[next]).flat_map(&mut observe).collect();
         if !flags(&ev).is_empty() {
             return Err(format!(

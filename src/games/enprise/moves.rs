@@ -764,8 +764,17 @@ impl EnPrise {
     pub(super) fn check_move(&self, from: Cell, to: Cell) -> Result<Action, Violation> {
         let i = self.turn;
         let me = self.players[i];
+        // The table may show a card where the rules hold none any more: a
+        // player's cards turned face-down by an elimination that closing the
+        // turn before caused.
         let Sq::Piece(card) = self.board.get(from) else {
-            unreachable!("a move starts from a face-up card")
+            return Err(violation(
+                FlagKind::Unexplained,
+                "EP-MOVE-EXIST",
+                me,
+                vec![from, to],
+                format!("No piece stands at {from} to move"),
+            ));
         };
         let v = |kind, rule, msg: String| violation(kind, rule, card.colour, vec![from, to], msg);
         let name = card.piece.name();

@@ -317,6 +317,10 @@ fn judge_action(g: &Twelve, changes: &[Change]) -> Verdict<Twelve> {
         })
         .collect();
     let mut fallback: Option<Flag> = None;
+    // Every way of taking Queens off that explains the table: two Queens
+    // gone with a Bishop's entry may each be the one sent back, the other
+    // the one surrounded; later tables tell the readings apart.
+    let mut all: Vec<Reading<Twelve>> = Vec::new();
     for mask in 1..(1usize << queens.len()) {
         let taken: Vec<Change> = (0..queens.len())
             .filter(|b| mask & (1 << b) != 0)
@@ -341,10 +345,13 @@ fn judge_action(g: &Twelve, changes: &[Change]) -> Verdict<Twelve> {
             .into_iter()
             .filter_map(|r| take_off(r, &taken))
             .collect();
-        if !survivors.is_empty() {
-            return verdict_of(survivors);
+        if survivors.is_empty() {
+            fallback.get_or_insert_with(|| not_surrounded(g, &taken));
         }
-        fallback.get_or_insert_with(|| not_surrounded(g, &taken));
+        all.extend(survivors);
+    }
+    if !all.is_empty() {
+        return verdict_of(all);
     }
     match (first, fallback) {
         (Verdict::Flag(f), Some(better)) if f.kind == FlagKind::Unexplained => {

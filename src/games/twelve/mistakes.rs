@@ -7,6 +7,9 @@
 use super::random::RandomGame;
 use super::{Phase, SIDES, Spot, Twelve};
 use crate::event::{Event, EventBody, FlagKind, How};
+
+/// The events of one step, `game_started` aside (for the tests).
+pub use crate::event::events_at as at;
 use crate::games::board::{DIRECTIONS, KNIGHT_LEAPS};
 use crate::observation::Observation;
 use crate::referee::Referee;
@@ -87,15 +90,6 @@ pub fn replay(g: &RandomGame, obs: &[Observation]) -> Vec<Event> {
     }
     events.extend(r.finish(obs.len().saturating_sub(1)));
     events
-}
-
-/// The events of one step, `game_started` aside.
-pub fn at(events: &[Event], step: usize) -> Vec<&EventBody> {
-    events
-        .iter()
-        .filter(|e| e.step == step && !matches!(e.body, EventBody::GameStarted { .. }))
-        .map(|e| &e.body)
-        .collect()
 }
 
 /// Whether two lists hold the same cells, in any order.
@@ -291,18 +285,9 @@ fn slider_passing(state: &Twelve) -> Option<Mistake> {
     let inside = box_cells(state);
     for (piece, from) in pos.side_in_play(side) {
         let dirs: &[(i32, i32)] = match piece {
-            Piece::Rook => &[(1, 0), (-1, 0), (0, 1), (0, -1)],
-            Piece::Bishop => &[(1, 1), (1, -1), (-1, 1), (-1, -1)],
-            Piece::Queen => &[
-                (1, 0),
-                (-1, 0),
-                (0, 1),
-                (0, -1),
-                (1, 1),
-                (1, -1),
-                (-1, 1),
-                (-1, -1),
-            ],
+            Piece::Rook => &DIRECTIONS[..4],
+            Piece::Bishop => &DIRECTIONS[4..],
+            Piece::Queen => &DIRECTIONS,
             _ => continue,
         };
         for &(dc, dr) in dirs {
