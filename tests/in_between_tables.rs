@@ -109,6 +109,25 @@ fn the_next_player_acting_before_the_flip_is_flagged_until_it_is_done() {
 }
 
 #[test]
+fn four_players_a_flip_done_late_or_with_the_next_action_is_no_mistake() {
+    let mate: &[&str] = &[
+        "action move wN",
+        "check black",
+        "checkmate black",
+        "eliminated black",
+        "notice pending",
+    ];
+    expect(
+        "enprise/mate-elimination-four-players-late.toml",
+        &[mate, &[], &["action summon_king rK"]],
+    );
+    expect(
+        "enprise/mate-elimination-four-players-with-next.toml",
+        &[mate, &["action summon_king rK"]],
+    );
+}
+
+#[test]
 fn a_flip_done_with_the_next_action_is_no_mistake() {
     expect(
         "enprise/mate-elimination-with-next.toml",
