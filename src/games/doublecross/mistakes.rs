@@ -109,6 +109,10 @@ fn inject_at(g: &RandomGame, kind: Kind, i: usize) -> Option<Injection> {
                     (side.colour(), piece) != (card.colour, card.piece)
                 }) && matches!(m.kind, MoveKind::Normal | MoveKind::DoubleStep)
                     && !matches!(pos.piece_at(m.to), Some((_, Piece::King)))
+                    // A rook leaving its corner may be a castle begun with
+                    // the rook (incomplete, DC-3.5), not a wrong piece.
+                    && !(matches!(pos.piece_at(m.from), Some((_, Piece::Rook)))
+                        && [0, 7, 56, 63].contains(&m.from))
             })?;
             Some(made(
                 board_after(pos, |p| p.play(m)),

@@ -58,6 +58,17 @@ pub(super) fn judge(g: &Enochian, changes: &[Change]) -> Verdict<Enochian> {
             };
         }
         if let Some((game, events)) = exact(prev, &obs, &before) {
+            // The same move again, its owed steps not yet made (the card of
+            // a returning king lifted again): nothing new to announce.
+            let again = exact(prev, &shown(g), &before);
+            if again
+                .is_some_and(|(_, e)| !actions(&e).is_empty() && actions(&e) == actions(&events))
+            {
+                return Verdict::Advance {
+                    game,
+                    events: vec![],
+                };
+            }
             return Verdict::Advance { game, events };
         }
     }
@@ -65,6 +76,14 @@ pub(super) fn judge(g: &Enochian, changes: &[Change]) -> Verdict<Enochian> {
         return Verdict::Flag(f);
     }
     Verdict::Flag(explain(g, &obs, &start))
+}
+
+/// The actions among `events`.
+fn actions(events: &[EventBody]) -> Vec<&EventBody> {
+    events
+        .iter()
+        .filter(|e| matches!(e, EventBody::Action(_)))
+        .collect()
 }
 
 fn shown(g: &Enochian) -> Board {
