@@ -28,6 +28,30 @@ pub fn events_at(events: &[Event], step: usize) -> Vec<&EventBody> {
         .collect()
 }
 
+/// The first of `steps` observations whose events in `base` differ from
+/// those of the same observation in `got`, where `got` had `extra` more
+/// observations inserted before observation `at` (a mistake, and the
+/// table that restored it). `cleared` events are set aside: mending is
+/// what `got` adds. `None` when the rest of the game reads as before.
+pub fn first_difference(
+    got: &[Event],
+    base: &[Event],
+    steps: usize,
+    at: usize,
+    extra: usize,
+) -> Option<usize> {
+    let plain = |v: Vec<&EventBody>| -> Vec<EventBody> {
+        v.into_iter()
+            .filter(|b| !matches!(b, EventBody::Cleared { .. }))
+            .cloned()
+            .collect()
+    };
+    (0..steps).find(|&step| {
+        let j = if step < at { step } else { step + extra };
+        plain(events_at(got, j)) != plain(events_at(base, step))
+    })
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventBody {

@@ -28,7 +28,7 @@ use arbiter::games::twelve::{Action as TwelveAction, Phase, SIDES, Twelve};
 use arbiter::games::{doublecross, enochian, enprise, twelve};
 use arbiter::observation::Observation;
 use arbiter::referee::Referee;
-use arbiter::table::{Card, Cell, Piece, Token};
+use arbiter::table::{Card, Cell, Piece, Table, Token};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -57,6 +57,31 @@ impl Report {
     fn fail(&mut self, why: String) {
         if self.failures.len() < 10 {
             self.failures.push(why);
+        }
+    }
+
+    /// Counts one legal game replayed (`label` names it in failures): its
+    /// observations, the lifted tables added, any flag it raised, and
+    /// whether the referee's game ended where the generator's did.
+    fn legal<G: Game>(
+        &mut self,
+        label: &str,
+        observed: usize,
+        lifted: usize,
+        events: &[Event],
+        referee: &Referee<G>,
+        end: &Table,
+    ) {
+        self.games += 1;
+        self.observations += observed + lifted;
+        self.lifted += lifted;
+        let flags = flag_count(events);
+        if flags > 0 {
+            self.false_flags += flags;
+            self.fail(format!("{label}: {}", first_flag(events)));
+        }
+        if referee.game().table() != *end {
+            self.fail(format!("{label}: the referee's game ends elsewhere"));
         }
     }
 
@@ -183,22 +208,14 @@ fn soak_enprise(games: usize, players: &[usize], seed: u64) -> Report {
             .collect();
         let start = EnPrise::new(&g.players, g.plans.clone(), Default::default());
         let (events, referee, lifted) = replay_lifting(start, &obs, 0.3, &mut rng);
-        r.games += 1;
-        r.observations += obs.len() + lifted;
-        r.lifted += lifted;
-        let flags = flag_count(&events);
-        if flags > 0 {
-            r.false_flags += flags;
-            r.fail(format!(
-                "enprise seed {s} ({n} players): {}",
-                first_flag(&events)
-            ));
-        }
-        if referee.game().table() != g.end.table() {
-            r.fail(format!(
-                "enprise seed {s}: the referee's game ends elsewhere"
-            ));
-        }
+        r.legal(
+            &format!("enprise seed {s} ({n} players)"),
+            obs.len(),
+            lifted,
+            &events,
+            &referee,
+            &g.end.table(),
+        );
         // A pass and a face-down pawn may be read as the escape square they
         // look like: the count of non-pass actions is what must agree.
         let placed = |a: &[(String, String, Option<Card>)]| {
@@ -247,19 +264,14 @@ fn soak_twelve(games: usize, seed: u64) -> Report {
             .map(|st| Observation::Table(st.table.clone()))
             .collect();
         let (events, referee, lifted) = replay_lifting(Twelve::new(opts), &obs, 0.3, &mut rng);
-        r.games += 1;
-        r.observations += obs.len() + lifted;
-        r.lifted += lifted;
-        let flags = flag_count(&events);
-        if flags > 0 {
-            r.false_flags += flags;
-            r.fail(format!("twelve seed {s}: {}", first_flag(&events)));
-        }
-        if referee.game().table() != g.end.table() {
-            r.fail(format!(
-                "twelve seed {s}: the referee's game ends elsewhere"
-            ));
-        }
+        r.legal(
+            &format!("twelve seed {s}"),
+            obs.len(),
+            lifted,
+            &events,
+            &referee,
+            &g.end.table(),
+        );
         let want = actions(g.steps.iter().flat_map(|st| st.events.clone()));
         let got = actions(events.into_iter().map(|e| e.body));
         if got != want {
@@ -412,19 +424,14 @@ fn soak_doublecross(games: usize, seed: u64) -> Report {
         let g = doublecross::random::random_game(s, opts.clone(), 150);
         let obs: Vec<Observation> = g.steps.iter().map(|st| st.observation.clone()).collect();
         let (events, referee, lifted) = replay_lifting(DoubleCross::new(opts), &obs, 0.3, &mut rng);
-        r.games += 1;
-        r.observations += obs.len() + lifted;
-        r.lifted += lifted;
-        let flags = flag_count(&events);
-        if flags > 0 {
-            r.false_flags += flags;
-            r.fail(format!("doublecross seed {s}: {}", first_flag(&events)));
-        }
-        if referee.game().table() != g.end.table() {
-            r.fail(format!(
-                "doublecross seed {s}: the referee's game ends elsewhere"
-            ));
-        }
+        r.legal(
+            &format!("doublecross seed {s}"),
+            obs.len(),
+            lifted,
+            &events,
+            &referee,
+            &g.end.table(),
+        );
         // One mistake of each kind the game offers; a castling or en
         // passant capture spoiled in a game that makes them when it can.
         let lively = doublecross::mistakes::lively_game(s);
@@ -460,19 +467,14 @@ fn soak_enochian(games: usize, seed: u64) -> Report {
         let g = enochian::random::random_game(s, opts, 200);
         let obs = g.observations();
         let (events, referee, lifted) = replay_lifting(Enochian::new(opts), &obs, 0.3, &mut rng);
-        r.games += 1;
-        r.observations += obs.len() + lifted;
-        r.lifted += lifted;
-        let flags = flag_count(&events);
-        if flags > 0 {
-            r.false_flags += flags;
-            r.fail(format!("enochian seed {s}: {}", first_flag(&events)));
-        }
-        if referee.game().table() != g.end.table() {
-            r.fail(format!(
-                "enochian seed {s}: the referee's game ends elsewhere"
-            ));
-        }
+        r.legal(
+            &format!("enochian seed {s}"),
+            obs.len(),
+            lifted,
+            &events,
+            &referee,
+            &g.end.table(),
+        );
         let want = actions(g.steps.iter().flat_map(|st| st.events.clone()));
         let got = actions(events.into_iter().map(|e| e.body));
         if got != want {

@@ -8,7 +8,7 @@ use super::chess::{MoveKind, Position, Side, cell_of};
 use super::deck::{DcCard, JoustMode};
 use super::random::{RandomGame, random_game_with};
 use super::{Action, DoubleCross, Options, table_of};
-use crate::event::{Event, EventBody, FlagKind, How, events_at as at};
+use crate::event::{Event, EventBody, FlagKind, How, events_at as at, first_difference};
 use crate::games::Game;
 use crate::observation::Observation;
 use crate::referee::Referee;
@@ -241,17 +241,8 @@ pub fn check_injection(g: &RandomGame, inj: &Injection) -> Result<(), String> {
     {
         return Err(format!("{ctx}: after the mistake {mended:?}"));
     }
-    let strip = |v: Vec<&EventBody>| -> Vec<EventBody> {
-        v.into_iter()
-            .filter(|b| !matches!(b, EventBody::Cleared { .. }))
-            .cloned()
-            .collect()
-    };
-    for step in 0..clean.len() {
-        let j = if step < i { step } else { step + extra };
-        if strip(at(&got, j)) != strip(at(&base, step)) {
-            return Err(format!("{ctx}: step {step} differs after the mistake"));
-        }
+    match first_difference(&got, &base, clean.len(), i, extra) {
+        Some(step) => Err(format!("{ctx}: step {step} differs after the mistake")),
+        None => Ok(()),
     }
-    Ok(())
 }

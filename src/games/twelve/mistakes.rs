@@ -6,7 +6,7 @@
 
 use super::random::RandomGame;
 use super::{Phase, SIDES, Spot, Twelve};
-use crate::event::{Event, EventBody, FlagKind, How};
+use crate::event::{Event, EventBody, FlagKind, How, first_difference};
 
 /// The events of one step, `game_started` aside (for the tests).
 pub use crate::event::events_at as at;
@@ -135,17 +135,8 @@ pub fn check_injection(
     {
         return Err(format!("{ctx}: after the mistake {mended:?}"));
     }
-    let strip = |v: Vec<&EventBody>| -> Vec<EventBody> {
-        v.into_iter()
-            .filter(|b| !matches!(b, EventBody::Cleared { .. }))
-            .cloned()
-            .collect()
-    };
-    for step in 0..clean.len() {
-        let j = if step < i { step } else { step + 1 };
-        if strip(at(&got, j)) != strip(at(&base, step)) {
-            return Err(format!("{ctx}: table {step} differs after the mistake"));
-        }
+    if let Some(step) = first_difference(&got, &base, clean.len(), i, 1) {
+        return Err(format!("{ctx}: table {step} differs after the mistake"));
     }
     Ok(())
 }
