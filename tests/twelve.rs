@@ -14,7 +14,7 @@
 
 use arbiter::event::{Event, EventBody, FlagKind, How};
 use arbiter::games::twelve::mistakes::{
-    Kind, Mistake, at, check_injection, make, plain_states, same_cells, with,
+    Kind, Mistake, at, check_injection, check_queen_left, make, plain_states, removal_tables, with,
 };
 use arbiter::games::twelve::random::{RandomGame, random_game, random_options};
 use arbiter::games::twelve::{Action, Options, Phase, SIDES, Twelve};
@@ -465,62 +465,19 @@ fn a_second_exchange_is_illegal() {
 
 /// A Queen surrounded at the end of a turn, still on the table when the
 /// next action is seen: `missing_removal`, and the game waits; the table
-/// with the Queen taken off as well announces the removal and the action.
+/// with the Queen taken off as well announces the removal and the action
+/// (`mistakes::check_queen_left`).
 #[test]
 fn a_surrounded_queen_left_into_the_next_action_is_a_missing_removal() {
     let all = Options::all();
     let mut done = 0;
     for seed in 0..400u64 {
         let g = random_game(seed, all[seed as usize % all.len()], 80);
-        // A removal table of its own, then an action.
-        let Some(r) = (1..g.steps.len() - 1).find(|&r| {
-            let (s, next) = (&g.steps[r], &g.steps[r + 1]);
-            s.removal && s.action.is_none() && next.action.is_some() && !next.removal
-        }) else {
+        let Some(&r) = removal_tables(&g).first() else {
             continue;
         };
-        let before = &g.steps[r].before;
-        let queens: Vec<(usize, Cell)> = (0..2)
-            .filter_map(|s| before.lingering(s).map(|c| (s, c)))
-            .collect();
-        let mut mistake = g.steps[r + 1].table.clone();
-        for &(s, c) in &queens {
-            mistake.set(c, Some(Token::Up(Card::new(SIDES[s], Piece::Queen))));
-        }
-        let clean = g.observations();
-        let mut obs = clean.clone();
-        obs[r] = Observation::Table(mistake);
-        let (base, _) = replay_with(g.opts, &clean);
-        let (got, _) = replay_with(g.opts, &obs);
-        let flagged = at(&got, r);
-        let [EventBody::Flag(f)] = flagged[..] else {
-            panic!("seed {seed}: the mistake gave {flagged:?}");
-        };
-        let cells: Vec<Cell> = queens.iter().map(|&(_, c)| c).collect();
-        assert_eq!(
-            f.kind,
-            FlagKind::MissingRemoval,
-            "seed {seed}: {}",
-            f.message
-        );
-        assert_eq!(f.rule, "TW-8.3");
-        assert!(same_cells(&f.cells, &cells), "seed {seed}: {:?}", f.cells);
-        let mended = at(&got, r + 1);
-        assert!(
-            matches!(
-                mended.first(),
-                Some(EventBody::Cleared {
-                    kind: FlagKind::MissingRemoval,
-                    how: How::Mended
-                })
-            ),
-            "seed {seed}: {mended:?}"
-        );
-        // The removal and the action, announced together.
-        let want: Vec<&EventBody> = at(&base, r).into_iter().chain(at(&base, r + 1)).collect();
-        assert_eq!(mended[1..], want[..], "seed {seed}");
-        for step in r + 2..clean.len() {
-            assert_eq!(at(&got, step), at(&base, step), "seed {seed}: table {step}");
+        if let Err(e) = check_queen_left(&g, r) {
+            panic!("{e}");
         }
         done += 1;
         if done >= 20 {

@@ -307,6 +307,16 @@ fn soak_twelve(games: usize, seed: u64) -> Report {
                 Err(e) => r.fail(e),
             }
         }
+        let removals = twelve::mistakes::removal_tables(&g);
+        if !removals.is_empty() {
+            let r_at = removals[rng.random_range(0..removals.len())];
+            let entry = r.mistakes.entry("missing_removal").or_default();
+            entry.0 += 1;
+            match twelve::mistakes::check_queen_left(&g, r_at) {
+                Ok(()) => entry.1 += 1,
+                Err(e) => r.fail(e),
+            }
+        }
         if let Some(result) = overtaken_send_back(&g, &mut rng) {
             let entry = r.mistakes.entry("incomplete_action").or_default();
             entry.0 += 1;
@@ -451,6 +461,19 @@ fn soak_doublecross(games: usize, seed: u64) -> Report {
                 Err(e) => r.fail(e),
             }
         }
+        // A check left uncalled, a card not in the pile, a move not made.
+        for kind in doublecross::mistakes::INPUT_KINDS {
+            let pick = rng.random_range(0..g.steps.len().max(1));
+            let Some(result) = doublecross::mistakes::check_input_mistake(&g, kind, pick) else {
+                continue;
+            };
+            let entry = r.mistakes.entry(kind.flag().as_str()).or_default();
+            entry.0 += 1;
+            match result {
+                Ok(()) => entry.1 += 1,
+                Err(e) => r.fail(e),
+            }
+        }
     }
     r
 }
@@ -479,6 +502,18 @@ fn soak_enochian(games: usize, seed: u64) -> Report {
         let got = actions(events.into_iter().map(|e| e.body));
         if got != want {
             r.fail(format!("enochian seed {s}: the actions announced differ"));
+        }
+        for kind in enochian::mistakes::KINDS {
+            let pick = rng.random_range(0..g.steps.len().max(1));
+            let Some(inj) = enochian::mistakes::inject(&g, kind, pick) else {
+                continue;
+            };
+            let entry = r.mistakes.entry(inj.kind.as_str()).or_default();
+            entry.0 += 1;
+            match enochian::mistakes::check_injection(&g, &inj, rng.random_bool(0.5)) {
+                Ok(()) => entry.1 += 1,
+                Err(e) => r.fail(e),
+            }
         }
     }
     r

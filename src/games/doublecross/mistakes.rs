@@ -4,6 +4,7 @@
 //! referee raises exactly that flag, clears it when the board is mended or
 //! restored, and reads the rest of the game as before.
 
+use super::PLAYERS;
 use super::chess::{MoveKind, Position, Side, cell_of};
 use super::deck::{DcCard, JoustMode};
 use super::random::{RandomGame, random_game_with};
@@ -245,4 +246,253 @@ pub fn check_injection(g: &RandomGame, inj: &Injection) -> Result<(), String> {
         Some(step) => Err(format!("{ctx}: step {step} differs after the mistake")),
         None => Ok(()),
     }
+}
+
+/// Mistakes of the game's other inputs: what was said and drawn, not the
+/// board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// A new check left uncalled into the opponent's draw (DC-6.3):
+    /// `uncalled_check` at the checking and checked pieces.
+    CheckNotCalled,
+    /// A card drawn that is not in the draw pile (DC-3.1):
+    /// `impossible_card`, said once; the right draw then goes on.
+    CardNotInPile,
+    /// A piece card drawn and no move made although one existed (DC-3.5):
+    /// `missing_move` at the opponent's draw, and the turn is lost.
+    MoveNotMade,
+}
+
+/// Every input kind, in order.
+pub const INPUT_KINDS: [InputKind; 3] = [
+    InputKind::CheckNotCalled,
+    InputKind::CardNotInPile,
+    InputKind::MoveNotMade,
+];
+
+impl InputKind {
+    /// The flag it raises.
+    pub fn flag(self) -> FlagKind {
+        match self {
+            InputKind::CheckNotCalled => FlagKind::UncalledCheck,
+            InputKind::CardNotInPile => FlagKind::ImpossibleCard,
+            InputKind::MoveNotMade => FlagKind::MissingMove,
+        }
+    }
+}
+
+/// Makes the input mistake `kind` at the first step from `pick` on
+/// (cyclically) that offers it, and checks what the referee says of it
+/// (see [`InputKind`]). `None` when the game offers no such step.
+pub fn check_input_mistake(
+    g: &RandomGame,
+    kind: InputKind,
+    pick: usize,
+) -> Option<Result<(), String>> {
+    let n = g.steps.len();
+    (0..n).map(|k| (k + pick) % n).find_map(|i| match kind {
+        InputKind::CheckNotCalled => check_not_called(g, i),
+        InputKind::CardNotInPile => card_not_in_pile(g, i),
+        InputKind::MoveNotMade => move_not_made(g, i),
+    })
+}
+
+fn is_draw(o: &Observation) -> bool {
+    matches!(o, Observation::Draw(_))
+}
+
+/// The one flag among `events`, if it is of `kind` and rule `rule`, charged
+/// to `player`; an error saying what was seen otherwise.
+fn the_flag<'a>(
+    events: &[&'a EventBody],
+    kind: FlagKind,
+    rule: &str,
+    player: &str,
+    ctx: &str,
+) -> Result<&'a crate::event::Flag, String> {
+    let flags: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            EventBody::Flag(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    match flags[..] {
+        [f] if f.kind == kind && f.rule == rule && f.player.as_deref() == Some(player) => Ok(f),
+        _ => Err(format!(
+            "{ctx}: want one {} ({rule}) charged to {player}, got {events:?}",
+            kind.as_str()
+        )),
+    }
+}
+
+/// The new checks at the end of a turn (DC-6.1, DC-6.2), found from the
+/// positions alone: a piece attacking a King of the other colour that did
+/// not attack it at the turn's start, or that moved, or whose King moved.
+fn new_check_cells(start: &Position, end: &Position) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    for side in [Side::White, Side::Black] {
+        let Some(k) = end.king(side) else { continue };
+        let now = end.attackers(k, side.other());
+        for x in (0..64u8).filter(|x| now >> x & 1 == 1) {
+            let moved =
+                start.piece_at(x) != end.piece_at(x) || start.piece_at(k) != end.piece_at(k);
+            let before =
+                start.king(side) == Some(k) && start.attackers(k, side.other()) >> x & 1 == 1;
+            if moved || !before {
+                for c in [cell_of(x), cell_of(k)] {
+                    if !cells.contains(&c) {
+                        cells.push(c);
+                    }
+                }
+            }
+        }
+    }
+    cells.sort();
+    cells
+}
+
+/// The check called at step `i` left uncalled, the opponent drawing next.
+fn check_not_called(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
+    let s = &g.steps[i];
+    let Observation::Call {
+        call,
+        by: Some(mover),
+    } = &s.observation
+    else {
+        return None;
+    };
+    if call != "check" || !g.steps.get(i + 1).is_some_and(|n| is_draw(&n.observation)) {
+        return None;
+    }
+    let want = new_check_cells(s.before.turn_start()?, s.before.position());
+    if want.is_empty() {
+        return None;
+    }
+    let clean: Vec<Observation> = g.steps.iter().map(|s| s.observation.clone()).collect();
+    let mut obs = clean.clone();
+    obs.remove(i);
+    let (base, got) = (replay(g, &clean), replay(g, &obs));
+    let ctx = format!("doublecross seed {}, step {i}, uncalled_check", g.seed);
+    let here = at(&got, i);
+    Some((|| {
+        // The mover is charged (DC-6.3), at the opponent's draw.
+        let f = the_flag(&here, FlagKind::UncalledCheck, "DC-6.3", mover, &ctx)?;
+        let mut have = f.cells.clone();
+        have.sort();
+        if have != want {
+            return Err(format!(
+                "{ctx}: flagged at {have:?}, want {want:?} ({})",
+                f.message
+            ));
+        }
+        if !here
+            .iter()
+            .any(|e| matches!(e, EventBody::Notice { kind, .. } if kind == "removal_right_lapsed"))
+        {
+            return Err(format!("{ctx}: no removal_right_lapsed in {here:?}"));
+        }
+        // The draw itself, then the rest of the game, as before.
+        let actions = |v: Vec<&EventBody>| -> Vec<EventBody> {
+            v.into_iter()
+                .filter(|e| matches!(e, EventBody::Action(_)))
+                .cloned()
+                .collect()
+        };
+        if actions(here.clone()) != actions(at(&base, i + 1)) {
+            return Err(format!("{ctx}: the draw announced {here:?}"));
+        }
+        match (i + 2..=clean.len()).find(|&step| at(&got, step - 1) != at(&base, step)) {
+            Some(step) => Err(format!("{ctx}: step {step} differs after the mistake")),
+            None => Ok(()),
+        }
+    })())
+}
+
+/// A Joust card drawn where none is left: none in a game without them, or
+/// one already drawn in a game that sets them aside for good (DC-2.3).
+fn card_not_in_pile(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
+    let s = &g.steps[i];
+    if !is_draw(&s.observation) || !s.before.awaits_draw() {
+        return None;
+    }
+    let card = match g.opts.joust {
+        JoustMode::Off => "joust:wild-move".to_string(),
+        JoustMode::Once => g.steps[..i].iter().find_map(|p| match &p.observation {
+            Observation::Draw(c) if c.starts_with("joust:") => Some(c.clone()),
+            _ => None,
+        })?,
+        JoustMode::Recycle => return None,
+    };
+    let drawer = PLAYERS[s.before.to_move()];
+    let clean: Vec<Observation> = g.steps.iter().map(|s| s.observation.clone()).collect();
+    let mut obs = clean.clone();
+    obs.insert(i, Observation::Draw(card.clone()));
+    let (base, got) = (replay(g, &clean), replay(g, &obs));
+    let ctx = format!(
+        "doublecross seed {}, step {i}, impossible_card {card}",
+        g.seed
+    );
+    let here = at(&got, i);
+    Some((|| {
+        if here.len() != 1 {
+            return Err(format!("{ctx}: the draw gave {here:?}"));
+        }
+        the_flag(&here, FlagKind::ImpossibleCard, "DC-3.1", drawer, &ctx)?;
+        match first_difference(&got, &base, clean.len(), i, 1) {
+            Some(step) => Err(format!("{ctx}: step {step} differs after the mistake")),
+            None => Ok(()),
+        }
+    })())
+}
+
+/// The move of the turn drawn at step `i` left unmade: its tables gone,
+/// the opponent draws next.
+fn move_not_made(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
+    let s = &g.steps[i];
+    if !matches!(&s.observation, Observation::Draw(c) if !c.starts_with("joust:"))
+        || !s.before.awaits_draw()
+    {
+        return None;
+    }
+    // The turn's tables, up to the next draw.
+    let e = (i + 1..g.steps.len())
+        .find(|&j| !matches!(g.steps[j].observation, Observation::Table(_)))?;
+    if e == i + 1
+        || !is_draw(&g.steps[e].observation)
+        || !g.steps[i + 1..e]
+            .iter()
+            .any(|t| matches!(t.action, Some(Action::Move(_))))
+    {
+        return None;
+    }
+    let drawer = s.before.to_move();
+    let mut obs: Vec<Observation> = g.steps[..=i]
+        .iter()
+        .map(|s| s.observation.clone())
+        .collect();
+    obs.push(g.steps[e].observation.clone());
+    let got = replay(g, &obs);
+    let ctx = format!("doublecross seed {}, step {i}, missing_move", g.seed);
+    let here = at(&got, i + 1);
+    Some((|| {
+        the_flag(
+            &here,
+            FlagKind::MissingMove,
+            "DC-3.5",
+            PLAYERS[drawer],
+            &ctx,
+        )?;
+        if !matches!(here.first(), Some(EventBody::Flag(_))) {
+            return Err(format!("{ctx}: the flag comes after {here:?}"));
+        }
+        // The turn is lost: the opponent's draw is announced.
+        let drew = here.iter().any(|e| matches!(e, EventBody::Action(a) if a.action == "draw" && a.player == PLAYERS[1 - drawer]));
+        if !drew {
+            return Err(format!(
+                "{ctx}: the opponent's draw is not announced: {here:?}"
+            ));
+        }
+        Ok(())
+    })())
 }

@@ -80,6 +80,7 @@
 //!   notices follow with their squares.
 
 mod judge;
+pub mod mistakes;
 pub mod random;
 pub mod rules;
 mod setup;

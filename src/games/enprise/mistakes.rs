@@ -24,6 +24,12 @@ pub enum Mistake {
     FlipSkipped,
     /// A card of a player whose turn it is not.
     OutOfTurn,
+    /// The next Battleplan card placed where the king had to be summoned
+    /// (EP-KING-ANSWER).
+    KingNotSummoned,
+    /// A piece turned face-down where it stands, nothing else changed: no
+    /// action does that.
+    TurnedDown,
 }
 
 /// One mistake injected into a game: the wrong table shown instead of the
@@ -173,6 +179,24 @@ pub fn inject(game: &RandomGame, mistake: Mistake, pick: usize) -> Option<Inject
                 wrong.set(to, Some(Token::Up(card)));
                 ("wrong_player", to)
             }
+            (Mistake::KingNotSummoned, Action::Summon { player, to, .. })
+                if before.must_summon(player) =>
+            {
+                let (plan, next) = before.battleplan(player)?;
+                let piece = *plan.get(next)?;
+                wrong.set(to, Some(Token::Up(Card::new(player, piece))));
+                ("king_required", to)
+            }
+            // The mover's piece that the turn leaves where it is.
+            (Mistake::TurnedDown, _) if before.owed_flips().0.is_empty() && at > 0 => {
+                let me = before.to_move();
+                let (cell, _) = wrong.iter().find(|&(c, tok)| {
+                    matches!(tok, Token::Up(card) if card.colour == me)
+                        && t.table.get(c) == Some(tok)
+                })?;
+                wrong.set(cell, Some(Token::Down));
+                ("unexplained", cell)
+            }
             _ => return None,
         };
         Some(Injection {
@@ -229,7 +253,7 @@ fn beside_enemy_king(g: &EnPrise, card: Card) -> Option<Cell> {
 }
 
 /// Every mistake injected.
-pub const MISTAKES: [Mistake; 8] = [
+pub const MISTAKES: [Mistake; 10] = [
     Mistake::DropSwap,
     Mistake::DropFlip,
     Mistake::OutOfOrder,
@@ -238,6 +262,8 @@ pub const MISTAKES: [Mistake; 8] = [
     Mistake::NextToEnemyKing,
     Mistake::FlipSkipped,
     Mistake::OutOfTurn,
+    Mistake::KingNotSummoned,
+    Mistake::TurnedDown,
 ];
 
 /// Plays `game` through a referee with `inj` shown in place of turn

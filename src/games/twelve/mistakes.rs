@@ -351,3 +351,80 @@ fn second_exchange(state: &Twelve) -> Option<Mistake> {
         },
     ))
 }
+
+/// The tables of `g` where a Queen's removal (TW-8.3) may be skipped: a
+/// table that only takes surrounded Queens off, followed by an action that
+/// puts nothing where a Queen stood (a card put there would hide whether
+/// the Queen was ever taken off).
+pub fn removal_tables(g: &RandomGame) -> Vec<usize> {
+    (1..g.steps.len().saturating_sub(1))
+        .filter(|&r| {
+            let (s, next) = (&g.steps[r], &g.steps[r + 1]);
+            s.removal
+                && s.action.is_none()
+                && next.action.is_some()
+                && !next.removal
+                && (0..2)
+                    .filter_map(|side| s.before.lingering(side))
+                    .all(|c| next.table.get(c).is_none())
+        })
+        .collect()
+}
+
+/// The Queens of removal table `r` left on the table into the next action,
+/// in place of table `r`: it must raise `missing_removal` (TW-8.3) at the
+/// Queens, and wait; the next table, the Queens taken off as well, mends
+/// it and announces the removal and the action together; every later
+/// table reads as before.
+pub fn check_queen_left(g: &RandomGame, r: usize) -> Result<(), String> {
+    let before = &g.steps[r].before;
+    let queens: Vec<(usize, Cell)> = (0..2)
+        .filter_map(|s| before.lingering(s).map(|c| (s, c)))
+        .collect();
+    let mut mistake = g.steps[r + 1].table.clone();
+    for &(s, c) in &queens {
+        mistake.set(c, Some(Token::Up(Card::new(SIDES[s], Piece::Queen))));
+    }
+    let clean = g.observations();
+    let mut obs = clean.clone();
+    obs[r] = Observation::Table(mistake);
+    let base = replay(g, &clean);
+    let got = replay(g, &obs);
+    let ctx = format!("seed {}, table {r}, a Queen left", g.seed);
+    let flagged = at(&got, r);
+    let [EventBody::Flag(f)] = flagged[..] else {
+        return Err(format!("{ctx}: the mistake gave {flagged:?}"));
+    };
+    let cells: Vec<Cell> = queens.iter().map(|&(_, c)| c).collect();
+    if f.kind != FlagKind::MissingRemoval || f.rule != "TW-8.3" || !same_cells(&f.cells, &cells) {
+        return Err(format!(
+            "{ctx}: got {} {} {:?} ({}), want missing_removal TW-8.3 {cells:?}",
+            f.kind.as_str(),
+            f.rule,
+            f.cells,
+            f.message
+        ));
+    }
+    let mended = at(&got, r + 1);
+    if !matches!(
+        mended.first(),
+        Some(EventBody::Cleared {
+            kind: FlagKind::MissingRemoval,
+            how: How::Mended
+        })
+    ) {
+        return Err(format!("{ctx}: after the mistake {mended:?}"));
+    }
+    // The removal and the action, announced together.
+    let want: Vec<&EventBody> = at(&base, r).into_iter().chain(at(&base, r + 1)).collect();
+    if mended[1..] != want[..] {
+        return Err(format!(
+            "{ctx}: the mending table announced {:?}, want {want:?}",
+            &mended[1..]
+        ));
+    }
+    match (r + 2..=clean.len()).find(|&step| at(&got, step) != at(&base, step)) {
+        Some(step) => Err(format!("{ctx}: table {step} differs after the mistake")),
+        None => Ok(()),
+    }
+}
