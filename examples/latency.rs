@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use arbiter::headless::run_live;
 use arbiter::input::live::{Live, LiveEvent};
-use arbiter::input::vision::{VisionConfig, open};
+use arbiter::input::vision::{CameraInput, VisionConfig, open};
 use arbiter::observation::Observation;
 use arbiter::script::Script;
 use arbiter::table::Table;
@@ -231,7 +231,7 @@ fn measure(
         ..VisionConfig::default()
     };
     let started = Instant::now();
-    let live = open(&format!("frames:{}", dir.display()), &cfg).map_err(|e| e.to_string())?;
+    let live = open(&CameraInput::Frames(dir.to_path_buf()), &cfg).map_err(|e| e.to_string())?;
     // Each observation as it reaches the referee, in step order.
     let observed: Arc<Mutex<Vec<Observation>>> = Arc::default();
     let (tx, rx) = mpsc::channel();

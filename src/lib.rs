@@ -6,15 +6,10 @@
 //! device or a screen.
 
 pub mod deck;
-pub mod event;
-pub mod games;
 pub mod headless;
 pub mod input;
-pub mod journal;
-pub mod observation;
-pub mod referee;
-pub mod replay;
-pub mod script;
-pub mod table;
 pub mod tui;
 pub mod vision;
+
+// The core's modules, under their old paths: `arbiter::games`, `arbiter::table`, ...
+pub use arbiter_core::{event, games, journal, observation, referee, replay, script, table};

@@ -226,3 +226,62 @@ fn deck_export_writes_every_face_and_the_sheets() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/proc/no-such-place"), "{}", stderr(&o));
 }
+
+/// The binary copied out of the build, as `cargo install` would put it,
+/// run from a folder of its own with a home of its own: the bundled demo
+/// and the mat's bundled tag registry need no file beside it, the files a
+/// user names are relative to where they stand, and `--log` writes the
+/// device's story there.
+#[test]
+fn the_installed_binary_works_from_any_folder_and_writes_a_log() {
+    let root = std::env::temp_dir().join(format!("arbiter-installed-{}", std::process::id()));
+    let (bin, home, here) = (root.join("bin"), root.join("home"), root.join("here"));
+    for d in [&bin, &home, &here] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let exe = bin.join("arbiter");
+    std::fs::copy(env!("CARGO_BIN_EXE_arbiter"), &exe).unwrap();
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SHARED),
+        here.join("game.toml"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        Command::new(&exe)
+            .args(args)
+            .current_dir(&here)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_DATA_HOME", home.join(".local/share"))
+            .output()
+            .expect("the binary runs")
+    };
+    let o = run(&["replay"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("game started"));
+    let o = run(&["replay", "game.toml"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A mat on a port that is not there: the registry is the bundled one,
+    // the game is set up from the file named here, and the log says why
+    // the mat never came.
+    let o = run(&[
+        "--log",
+        "arbiter.log",
+        "--log-level",
+        "debug",
+        "watch",
+        "--input",
+        "serial:no-such-port",
+        "--setup",
+        "game.toml",
+        "--no-reconnect",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("registry"), "{}", stderr(&o));
+    let log = std::fs::read_to_string(here.join("arbiter.log")).expect("the log is written");
+    assert!(
+        log.contains("no-such-port") && log.contains("cannot open"),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

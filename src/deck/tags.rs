@@ -5,13 +5,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
 
 use crate::script::{LineIndex, ScriptError};
 use crate::table::{Card, Colour, Piece, Token};
+
+/// The bundled registry's text and the name its errors would carry.
+const BUNDLED: &str = include_str!("../../calibration/deck.toml");
+const BUNDLED_NAME: &str = "calibration/deck.toml (bundled)";
 
 /// How many cards of each piece a colour has (EP-DECK, with the king).
 pub const DECK: [(Piece, u8); 6] = [
@@ -38,6 +42,30 @@ struct RawRegistry {
 impl Registry {
     pub fn new() -> Registry {
         Registry::default()
+    }
+
+    /// The registry bundled in the binary (`calibration/deck.toml`: the
+    /// simulated mat's deck), so that `--input serial:PORT` works from any
+    /// folder with no file named.
+    pub fn bundled() -> Registry {
+        Registry::parse(BUNDLED_NAME, BUNDLED).expect("the bundled registry parses (tested)")
+    }
+
+    /// Where `arbiter mat register` writes a registry by default, and where
+    /// a mat input looks first: `deck.toml` in the user's configuration
+    /// folder (`~/.config/arbiter/` on Linux).
+    pub fn user_path() -> Option<PathBuf> {
+        dirs::config_dir().map(|d| d.join("arbiter").join("deck.toml"))
+    }
+
+    /// The registry a mat input uses: the file named, else the user's
+    /// registered deck if there is one, else the bundled one.
+    pub fn named_or_default(path: Option<&Path>) -> Result<Registry, ScriptError> {
+        match (path, Registry::user_path()) {
+            (Some(p), _) => Registry::load(p),
+            (None, Some(p)) if p.exists() => Registry::load(&p),
+            _ => Ok(Registry::bundled()),
+        }
     }
 
     pub fn load(path: &Path) -> Result<Registry, ScriptError> {
@@ -179,6 +207,7 @@ mod tests {
     fn the_bundled_registry_is_the_simulated_deck() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/deck.toml");
         assert_eq!(Registry::load(&path).unwrap(), Registry::simulated());
+        assert_eq!(Registry::bundled(), Registry::simulated());
     }
 
     #[test]

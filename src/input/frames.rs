@@ -45,12 +45,12 @@
 use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use image::{ImageReader, RgbImage};
 
-use super::live::{Health, Live, LiveEvent};
+use super::live::{Health, Live, LiveEvent, Reporter};
 use crate::observation::Observation;
 use crate::table::{Cell, Table, Token};
 use crate::vision::recognise::Recognition;
@@ -492,7 +492,8 @@ pub fn spawn(
     let (frames_tx, frames) = mpsc::sync_channel(READ_AHEAD);
     let live = source.live();
     std::thread::spawn(move || capture(source, frames_tx));
-    std::thread::spawn(move || run(frames, live, stall_after(&cfg), recognise, cfg, tx));
+    let reporter = Reporter::new(tx, name.clone());
+    std::thread::spawn(move || run(frames, live, stall_after(&cfg), recognise, cfg, reporter));
     Live {
         name,
         events: rx,
@@ -548,7 +549,7 @@ fn run(
     stall_after: Duration,
     mut recognise: Box<dyn FnMut(&RgbImage) -> Recognition + Send>,
     cfg: FramesConfig,
-    tx: Sender<LiveEvent>,
+    tx: Reporter,
 ) -> Option<()> {
     let mut settler = Settler::new(cfg.settle.clone());
     let mut shown = Health::Connected;
@@ -576,6 +577,7 @@ fn run(
     // not on every frame.
     let mut last_note: Option<String> = None;
     let mut stalled = false;
+    let mut rate = FrameRate::new();
     // A read taken from the channel while looking for newer frames, not
     // yet handled.
     let mut pending: Option<Read> = None;
@@ -609,6 +611,7 @@ fn run(
         }
         match read {
             Ok(Some(mut frame)) => {
+                rate.tick(&tx);
                 if cfg.realtime
                     && !live
                     && let Some(wait) = (started + frame.at).checked_duration_since(Instant::now())
@@ -677,6 +680,34 @@ fn run(
                 tx.send(LiveEvent::Ended).ok()?;
                 return Some(());
             }
+        }
+    }
+}
+
+/// The frame rate, logged every [`FrameRate::EVERY`]: a camera that slows
+/// (a dim room, a busy USB hub) shows in the log.
+struct FrameRate {
+    since: Instant,
+    frames: u32,
+}
+
+impl FrameRate {
+    const EVERY: Duration = Duration::from_secs(10);
+
+    fn new() -> FrameRate {
+        FrameRate {
+            since: Instant::now(),
+            frames: 0,
+        }
+    }
+
+    fn tick(&mut self, tx: &Reporter) {
+        self.frames += 1;
+        let took = self.since.elapsed();
+        if took >= Self::EVERY {
+            let fps = self.frames as f32 / took.as_secs_f32();
+            tracing::info!(source = tx.source(), fps, "frames taken in");
+            *self = FrameRate::new();
         }
     }
 }

@@ -2,7 +2,7 @@
 //! camera): they send what they see over a channel, and take LED commands
 //! back.
 
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, SendError, Sender};
 
 use crate::event::{Event, EventBody, Flag, FlagKind};
 use crate::observation::Observation;
@@ -38,6 +38,53 @@ pub enum LiveEvent {
     Note(String),
     /// The input is over (port closed, no reconnect).
     Ended,
+}
+
+/// The sending end of a live input: everything it reports is logged
+/// (what a player sends when "it missed my move"), at the level it
+/// deserves, then passed on to the loops.
+pub struct Reporter {
+    tx: Sender<LiveEvent>,
+    source: String,
+}
+
+impl Reporter {
+    pub fn new(tx: Sender<LiveEvent>, source: impl Into<String>) -> Reporter {
+        Reporter {
+            tx,
+            source: source.into(),
+        }
+    }
+
+    /// The input's name, as the log gives it.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Logs `ev` and sends it; an error when nobody listens any more.
+    pub fn send(&self, ev: LiveEvent) -> Result<(), SendError<LiveEvent>> {
+        log(&self.source, &ev);
+        self.tx.send(ev)
+    }
+}
+
+fn log(source: &str, ev: &LiveEvent) {
+    match ev {
+        LiveEvent::Observation(Observation::Table(t)) => tracing::debug!(
+            source,
+            cards = t.iter().count(),
+            unreadable = t.unreadable_cells().len(),
+            "settled table"
+        ),
+        LiveEvent::Observation(o) => tracing::debug!(source, input = o.kind(), "observation"),
+        LiveEvent::Health(Health::Reconnecting(why)) => {
+            tracing::warn!(source, why, "device lost, reconnecting")
+        }
+        LiveEvent::Health(Health::Stalled(why)) => tracing::warn!(source, why, "stalled"),
+        LiveEvent::Health(Health::Ended) | LiveEvent::Ended => tracing::info!(source, "ended"),
+        LiveEvent::Health(h) => tracing::debug!(source, health = ?h, "health"),
+        LiveEvent::Note(note) => tracing::info!(source, "{note}"),
+    }
 }
 
 /// A live input as the loops see it.

@@ -9,7 +9,7 @@
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
 use firmware_protocol::{
@@ -18,7 +18,7 @@ use firmware_protocol::{
     SequenceTracker, TagId, encode, speaks,
 };
 
-use super::live::{Health, Led, Live, LiveEvent};
+use super::live::{Health, Led, Live, LiveEvent, Reporter};
 use crate::deck::tags::Registry;
 use crate::observation::Observation;
 use crate::table::{Cell, Table, Token};
@@ -459,7 +459,8 @@ pub fn spawn(cfg: MatConfig) -> Live {
     let (tx, rx) = mpsc::channel();
     let (led_tx, led_rx) = mpsc::channel::<Vec<Led>>();
     let name = format!("mat {}", cfg.port.display());
-    std::thread::spawn(move || run(cfg, tx, led_rx));
+    let reporter = Reporter::new(tx, name.clone());
+    std::thread::spawn(move || run(cfg, reporter, led_rx));
     Live {
         name,
         events: rx,
@@ -544,7 +545,7 @@ enum SessionEnd {
     Unwanted,
 }
 
-fn run(cfg: MatConfig, tx: Sender<LiveEvent>, leds: Receiver<Vec<Led>>) {
+fn run(cfg: MatConfig, tx: Reporter, leds: Receiver<Vec<Led>>) {
     let mut backoff = Duration::from_millis(100);
     // The lights to show: a mat that comes back has forgotten them.
     let mut lit: Vec<Led> = Vec::new();
@@ -577,7 +578,7 @@ fn run(cfg: MatConfig, tx: Sender<LiveEvent>, leds: Receiver<Vec<Led>>) {
 
 fn session(
     cfg: &MatConfig,
-    tx: &Sender<LiveEvent>,
+    tx: &Reporter,
     leds: &Receiver<Vec<Led>>,
     lit: &mut Vec<Led>,
 ) -> SessionEnd {
@@ -590,6 +591,7 @@ fn session(
         Ok(p) => p,
         Err(e) => return SessionEnd::Lost(format!("cannot open: {e}")),
     };
+    tracing::info!(port = %cfg.port.display(), "port open, greeting the mat");
     let opened = Instant::now();
     let mut host = MatHost::new(cfg.registry.clone(), cfg.settle, opened);
     let mut last_hello = opened;

@@ -6,9 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, anyhow};
-
-use crate::input::frames::{self, DirSource, FrameSource, FramesConfig, SettleConfig};
+use crate::input::frames::{self, DirSource, FrameError, FrameSource, FramesConfig, SettleConfig};
 use crate::input::live::Live;
 use crate::vision::calibration::Calibration;
 use crate::vision::recognise::{Deck, Recogniser};
@@ -47,7 +45,28 @@ impl Default for VisionConfig {
 }
 
 /// The deck and calibration named, loaded; errors name the file.
-pub fn recogniser(deck: Option<&Path>, calibration: Option<&Path>) -> anyhow::Result<Recogniser> {
+/// Why a camera input could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Deck(#[from] crate::vision::templates::ParseError),
+    #[error(transparent)]
+    Calibration(#[from] crate::vision::calibration::CalibrationError),
+    /// The frames or the camera (named in the message).
+    #[error(transparent)]
+    Source(#[from] FrameError),
+    #[error(
+        "--input camera:{0}: this build has no camera support; build it with \
+         `cargo build --release --features camera` (needs libclang-dev), or replay \
+         a recording with --input frames:DIR"
+    )]
+    NoCameraSupport(u32),
+}
+
+pub fn recogniser(
+    deck: Option<&Path>,
+    calibration: Option<&Path>,
+) -> Result<Recogniser, OpenError> {
     let deck = match deck {
         Some(p) => Deck::Learned(Box::new(DeckModel::load(p)?)),
         None => Deck::Bundled,
@@ -56,24 +75,29 @@ pub fn recogniser(deck: Option<&Path>, calibration: Option<&Path>) -> anyhow::Re
     Ok(Recogniser::new(deck, calibration))
 }
 
-/// Whether `input` names a camera input (`frames:` or `camera:`).
-pub fn is_vision(input: &str) -> bool {
-    matches!(input.split_once(':'), Some(("frames" | "camera", _)))
+/// A camera input: a recording of frames, or a webcam.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CameraInput {
+    /// `frames:DIR`: one image per frame, in name order.
+    Frames(PathBuf),
+    /// `camera:N`: a webcam by number.
+    Webcam(u32),
+}
+
+impl std::fmt::Display for CameraInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CameraInput::Frames(dir) => write!(f, "frames:{}", dir.display()),
+            CameraInput::Webcam(n) => write!(f, "camera:{n}"),
+        }
+    }
 }
 
 /// Opens a camera input.
-pub fn open(input: &str, cfg: &VisionConfig) -> anyhow::Result<Live> {
-    let source: Box<dyn FrameSource> = match input.split_once(':') {
-        Some(("frames", dir)) if !dir.is_empty() => {
-            Box::new(DirSource::open(Path::new(dir), cfg.fps).map_err(|e| anyhow!("{e}"))?)
-        }
-        Some(("camera", n)) => {
-            let index: u32 = n.parse().with_context(|| {
-                format!("--input {input}: name the camera by number, such as camera:0")
-            })?;
-            camera(index)?
-        }
-        _ => anyhow::bail!("--input {input}: write frames:DIR or camera:N"),
+pub fn open(input: &CameraInput, cfg: &VisionConfig) -> Result<Live, OpenError> {
+    let source: Box<dyn FrameSource> = match input {
+        CameraInput::Frames(dir) => Box::new(DirSource::open(dir, cfg.fps)?),
+        CameraInput::Webcam(index) => camera(*index)?,
     };
     let recogniser = recogniser(cfg.deck.as_deref(), cfg.calibration.as_deref())?;
     let settle = SettleConfig {
@@ -98,17 +122,12 @@ pub fn open(input: &str, cfg: &VisionConfig) -> anyhow::Result<Live> {
 }
 
 #[cfg(feature = "camera")]
-fn camera(index: u32) -> anyhow::Result<Box<dyn FrameSource>> {
-    let cam = crate::input::camera::CameraSource::open(index, (1280, 720), 30)
-        .map_err(|e| anyhow!("{e}"))?;
+fn camera(index: u32) -> Result<Box<dyn FrameSource>, OpenError> {
+    let cam = crate::input::camera::CameraSource::open(index, (1280, 720), 30)?;
     Ok(Box::new(cam))
 }
 
 #[cfg(not(feature = "camera"))]
-fn camera(index: u32) -> anyhow::Result<Box<dyn FrameSource>> {
-    anyhow::bail!(
-        "--input camera:{index}: this build has no camera support; build it with \
-         `cargo build --release --features camera` (needs libclang-dev), or replay \
-         a recording with --input frames:DIR"
-    )
+fn camera(index: u32) -> Result<Box<dyn FrameSource>, OpenError> {
+    Err(OpenError::NoCameraSupport(index))
 }

@@ -131,6 +131,23 @@ impl Script {
         Ok(())
     }
 
+    /// A setup with nothing but its game (no players, options, Battleplans
+    /// or start: the game's defaults), to fill in as typed values.
+    pub fn setup_of(game: GameKind) -> Script {
+        Script {
+            file: "setup".into(),
+            game,
+            players: None,
+            options: Located {
+                value: toml::Table::new(),
+                line: 0,
+            },
+            battleplan: BTreeMap::new(),
+            start: None,
+            steps: Vec::new(),
+        }
+    }
+
     pub fn load(path: &Path) -> Result<Script, ScriptError> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ScriptError {

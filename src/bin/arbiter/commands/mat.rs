@@ -1,0 +1,86 @@
+//! `arbiter mat register` and `arbiter mat simulate`.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow};
+use arbiter::deck::tags::Registry;
+use arbiter::input::mat::{self, MatConfig};
+use arbiter::input::{matplan, matsim};
+use arbiter::script::Script;
+use arbiter::table::Colour;
+
+use crate::args::MatCommand;
+
+pub fn run(command: MatCommand) -> Result<()> {
+    match command {
+        MatCommand::Simulate {
+            script,
+            transients,
+            gap_ms,
+            link,
+            seed,
+        } => {
+            let s = Script::load(&script)?;
+            let (plan_t, wire) =
+                matsim::parse_transients(&transients).map_err(|e| anyhow!("--transients: {e}"))?;
+            let plan = matplan::plan(&s, plan_t, seed)
+                .map_err(|e| anyhow!("{}: {e}", script.display()))?;
+            let mut cfg = matsim::SimConfig {
+                wire,
+                seed,
+                gap: Duration::from_millis(gap_ms),
+                ..Default::default()
+            };
+            if let Some(l) = link {
+                cfg.link = l;
+            }
+            let report = matsim::run(&plan, &cfg, |path| {
+                println!("{}", path.display());
+                let _ = io::stdout().flush();
+            })
+            .map_err(|e| anyhow!("the simulated mat: {e}"))?;
+            eprintln!(
+                "arbiter: simulated mat done: {} frames ({} corrupted), {} noise bursts, {} scans, {} unplugs",
+                report.frames_sent,
+                report.frames_corrupted,
+                report.noise_bursts,
+                report.scans,
+                report.unplugs
+            );
+            Ok(())
+        }
+        MatCommand::Register {
+            port,
+            deck,
+            colours,
+            settle_ms,
+        } => {
+            let colours = colours
+                .iter()
+                .map(|c| {
+                    Colour::from_name(c.trim())
+                        .ok_or_else(|| anyhow!("--colours: unknown colour {c:?}"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let deck = deck
+                .or_else(Registry::user_path)
+                .context("no configuration folder: name the file with --deck FILE")?;
+            let mut cfg = MatConfig::new(port, Registry::new());
+            cfg.settle = Duration::from_millis(settle_ms);
+            let mut link = mat::MatLink::open(&cfg).map_err(anyhow::Error::msg)?;
+            let registry =
+                arbiter::deck::register::register(&mut link, &colours, &mut io::stdout())
+                    .map_err(anyhow::Error::msg)?;
+            if let Some(dir) = deck.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("{}: cannot create", dir.display()))?;
+            }
+            registry
+                .save(&deck)
+                .with_context(|| format!("{}: cannot write", deck.display()))?;
+            println!("{} cards registered in {}", registry.len(), deck.display());
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! A game's setup from the command line (`--game`, `--players`,
+//! `--battleplan`, `--setup`), built as a typed [`Script`] header and
+//! checked by the referee that will play it.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow, bail};
+use arbiter::games::enprise::parse_battleplan;
+use arbiter::replay::referee_for;
+use arbiter::script::{GameKind, Located, Script};
+use arbiter::table::Colour;
+use arbiter::tui::setup::SetupForm;
+
+use crate::args::PlayArgs;
+
+/// The game `--game` names (En Prise when left out). Whether this build
+/// referees it is the referee's to say (`referee_for`), when it is set up.
+pub fn game_of(args: &PlayArgs) -> Result<GameKind> {
+    let Some(name) = &args.game else {
+        return Ok(GameKind::EnPrise);
+    };
+    GameKind::parse(name.trim()).ok_or_else(|| {
+        anyhow!("--game {name}: unknown game (one of enprise, doublecross, twelve, enochian)")
+    })
+}
+
+/// A script or setup file names its game: `--game`, if given too, must
+/// agree.
+pub fn same_game(args: &PlayArgs, file: &Path, script: &Script) -> Result<()> {
+    if args.game.is_some() {
+        let named = game_of(args)?;
+        if named != script.game {
+            bail!(
+                "--game {} but {} is set up for {}: leave --game out, or name another file",
+                named.name(),
+                file.display(),
+                script.game.name()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The setup from `--setup`, or `--players` and `--battleplan`, with the
+/// setup screen for any Battleplan not given.
+pub fn from_args(args: &PlayArgs, seed: u64) -> Result<Script> {
+    if let Some(path) = &args.setup {
+        // A table script serves as a setup file too: its steps are not used.
+        let mut script = Script::load(path)?;
+        same_game(args, path, &script)?;
+        script.steps.clear();
+        // Checked now, with the file's own name in any message.
+        referee_for(&script)?;
+        return Ok(script);
+    }
+    let setup = match game_of(args)? {
+        GameKind::EnPrise => enprise(args, seed)?,
+        GameKind::DoubleCross => doublecross(args)?,
+        other => {
+            let setup = plain(args, other)?;
+            // A game this build does not referee is the --game's fault.
+            referee_for(&setup).map_err(|e| anyhow!("--game {}: {}", other.name(), e.message))?;
+            setup
+        }
+    };
+    referee_for(&setup)?;
+    Ok(setup)
+}
+
+fn enprise(args: &PlayArgs, seed: u64) -> Result<Script> {
+    let names = args
+        .players
+        .clone()
+        .unwrap_or_else(|| vec!["white".into(), "black".into()]);
+    let players = names
+        .iter()
+        .map(|n| {
+            Colour::from_name(n.trim())
+                .ok_or_else(|| anyhow!("--players: unknown colour {n:?} (white, black, red, blue)"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut known = Vec::new();
+    for b in &args.battleplans {
+        let (name, cards) = b.split_once('=').ok_or_else(|| {
+            anyhow!("--battleplan {b}: write COLOUR=CARDS, such as white=NPPBQRPPNPBPRPP")
+        })?;
+        let c = Colour::from_name(name.trim())
+            .filter(|c| players.contains(c))
+            .ok_or_else(|| anyhow!("--battleplan {b}: {name} is not playing"))?;
+        parse_battleplan(cards, c).map_err(|e| anyhow!("--battleplan {b}: {e}"))?;
+        known.push((c, cards.trim().to_string()));
+    }
+    let plans = if players.iter().all(|c| known.iter().any(|(k, _)| k == c)) {
+        known
+    } else {
+        arbiter::tui::setup::run(SetupForm::new(players.clone(), &known, seed))
+            .context("the terminal")?
+            .context("setup cancelled: no game started")?
+    };
+    let mut setup = Script::setup_of(GameKind::EnPrise);
+    setup.players = Some(Located {
+        value: players,
+        line: 0,
+    });
+    setup.battleplan = plans
+        .into_iter()
+        .map(|(c, p)| {
+            let value = p.trim().to_string();
+            (c, Located { value, line: 0 })
+        })
+        .collect();
+    Ok(setup)
+}
+
+/// DoubleCross from the command line: the standard start and deck; its
+/// options (joust, ...) come from a --setup file.
+fn doublecross(args: &PlayArgs) -> Result<Script> {
+    if !args.battleplans.is_empty() {
+        bail!("--battleplan: DoubleCross has no Battleplans (its cards are drawn during the game)");
+    }
+    if let Some(p) = &args.players {
+        let names: Vec<&str> = p.iter().map(|n| n.trim()).collect();
+        if names != ["white", "black"] {
+            bail!(
+                "--players {}: DoubleCross is played by white and black, white first",
+                p.join(",")
+            );
+        }
+    }
+    Ok(Script::setup_of(GameKind::DoubleCross))
+}
+
+/// Another game from the command line: its defaults (its options come
+/// from a --setup file).
+fn plain(args: &PlayArgs, game: GameKind) -> Result<Script> {
+    if args.players.is_some() || !args.battleplans.is_empty() {
+        bail!(
+            "--players and --battleplan set up En Prise; set up {} with --setup FILE",
+            game.name()
+        );
+    }
+    Ok(Script::setup_of(game))
+}

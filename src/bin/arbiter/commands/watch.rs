@@ -1,0 +1,76 @@
+//! `arbiter watch`: a live input refereed with no screen, events printed
+//! as they happen.
+
+use std::io;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use arbiter::headless::{Start, run_live, run_script};
+use arbiter::journal::Journal;
+use arbiter::script::Script;
+
+use super::device;
+use super::replay::{headless, step_delay};
+use crate::args::MatArgs;
+use crate::input_spec::InputSpec;
+
+pub fn run(
+    input: &InputSpec,
+    json: bool,
+    journal: Option<PathBuf>,
+    resume: Option<PathBuf>,
+    delay: Option<f64>,
+    mat: &MatArgs,
+) -> Result<()> {
+    let delay = step_delay(delay)?;
+    let path = match input {
+        InputSpec::Serial(_) | InputSpec::Camera(_) => {
+            return watch_device(input, json, journal, mat);
+        }
+        InputSpec::Mock => bail!("--input mock is played with keys: use arbiter play --input mock"),
+        InputSpec::Script(path) => path,
+    };
+    let script = Script::load(path)?;
+    let start = match (journal, resume) {
+        (_, Some(p)) => {
+            let r = Journal::resume(&p)?;
+            for w in &r.resumed.warnings {
+                eprintln!("arbiter: {w}");
+            }
+            if r.resumed.finished() {
+                return Ok(());
+            }
+            let from = r.resumed.next_step;
+            Start::Resumed {
+                referee: r.referee,
+                journal: r.journal,
+                from,
+            }
+        }
+        (Some(p), None) => Start::New {
+            journal: Some(Journal::create(&p, &script.setup_toml())?),
+        },
+        (None, None) => Start::New { journal: None },
+    };
+    headless(|out| run_script(&script, out, json, start, delay))
+}
+
+/// A mat or a camera: its game named by `--setup`.
+fn watch_device(
+    input: &InputSpec,
+    json: bool,
+    journal: Option<PathBuf>,
+    mat: &MatArgs,
+) -> Result<()> {
+    let setup_path = mat
+        .setup
+        .as_ref()
+        .with_context(|| format!("--input {input}: name the game with --setup FILE"))?;
+    let setup = Script::load(setup_path)?;
+    let journal = match journal {
+        Some(p) => Some(Journal::create(&p, &setup.setup_toml())?),
+        None => None,
+    };
+    let live = device::open(input, mat)?;
+    headless(|out| run_live(&setup, live, out, &mut io::stderr(), json, journal))
+}

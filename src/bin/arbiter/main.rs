@@ -1,0 +1,35 @@
+//! The `arbiter` command: parse the command line, start the log, run the
+//! command. Each command lives in its own module under `commands/`; the
+//! library holds everything else.
+//!
+//! Every failure is reported here, once: `arbiter: what went wrong` on
+//! stderr and exit status 2 (bad input: a file, a port, an option). Clap
+//! reports a malformed command line with the same status.
+
+mod args;
+mod commands;
+mod input_spec;
+mod log;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    let mut to_file = false;
+    let result = log::init(&cli).and_then(|file| {
+        to_file = file;
+        commands::run(cli.command)
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if to_file {
+                tracing::error!("{e:#}");
+            }
+            eprintln!("arbiter: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
