@@ -9,7 +9,8 @@ pub mod deck;
 pub mod headless;
 pub mod input;
 pub mod tui;
-pub mod vision;
 
-// The core's modules, under their old paths: `arbiter::games`, `arbiter::table`, ...
+// The layers' crates, under the paths the rest of the code knows:
+// `arbiter::games`, `arbiter::table`, `arbiter::vision::cards`, ...
 pub use arbiter_core::{event, games, journal, observation, referee, replay, script, table};
+pub use arbiter_vision as vision;

@@ -24,6 +24,7 @@ use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
+use std::rc::Rc;
 
 // ---------------------------------------------------------------- helpers
 
@@ -1042,13 +1043,14 @@ fn a_seeded_sweep_reaches_the_rules() {
 fn move_points(
     seeds: std::ops::Range<u64>,
     opts: &dyn Fn(u64) -> Options,
-) -> Vec<(RandomGame, usize)> {
+) -> Vec<(Rc<RandomGame>, usize)> {
     let mut out = Vec::new();
     for seed in seeds {
-        let g = random_game(seed, opts(seed), 200);
+        // Shared, not copied per move: a game is hundreds of states.
+        let g = Rc::new(random_game(seed, opts(seed), 200));
         for (i, s) in g.steps.iter().enumerate() {
             if matches!(s.kind, Kind::Move(_)) && s.before.owed().is_empty() {
-                out.push((g.clone(), i));
+                out.push((Rc::clone(&g), i));
             }
         }
     }
@@ -1198,7 +1200,7 @@ fn find_moves(
     seeds: std::ops::Range<u64>,
     opts: &dyn Fn(u64) -> Options,
     want: &dyn Fn(&Enochian, &Move) -> bool,
-) -> Vec<(RandomGame, usize, Move)> {
+) -> Vec<(Rc<RandomGame>, usize, Move)> {
     let mut out = Vec::new();
     for (g, i) in move_points(seeds, opts) {
         let b = &g.steps[i].before;

@@ -205,11 +205,11 @@ const REALISTIC: Transients = Transients {
     swap_steps: true,
 };
 
-#[test]
-fn every_scenario_through_a_noisy_mat_says_what_replay_says() {
-    // A mat reports tables; draws and calls come from keys, so scripts with
-    // such steps (DoubleCross) have nothing here to compare.
-    let scripts: Vec<PathBuf> = common::all_scenario_scripts()
+/// The scenario scripts a mat can play: tables only (draws and calls come
+/// from keys, so scripts with such steps, DoubleCross, have nothing here to
+/// compare).
+fn mat_scripts() -> Vec<PathBuf> {
+    common::all_scenario_scripts()
         .into_iter()
         .filter(|p| !p.components().any(|c| c.as_os_str() == "invalid"))
         .filter(|p| {
@@ -223,9 +223,13 @@ fn every_scenario_through_a_noisy_mat_says_what_replay_says() {
                 })
             })
         })
-        .collect();
-    assert!(scripts.len() > 30);
-    // A few at a time: each is mostly waiting for its mat to settle.
+        .collect()
+}
+
+/// Plays `scripts` through noisy simulated mats, four at a time (each is
+/// mostly waiting for its mat to settle), and checks each says what replay
+/// says.
+fn through_noisy_mats(scripts: &[PathBuf]) {
     let failures = std::sync::Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
     let totals = std::sync::Mutex::new((0u64, 0u64, 0u64));
@@ -262,6 +266,23 @@ fn every_scenario_through_a_noisy_mat_says_what_replay_says() {
         failures.join("\n\n")
     );
     assert!(corrupted > 0 && noise > 0, "the transients really happened");
+}
+
+/// A sample of the scenarios (one in six, every game's among them).
+#[test]
+fn scenarios_through_a_noisy_mat_say_what_replay_says() {
+    let scripts: Vec<PathBuf> = mat_scripts().into_iter().step_by(6).collect();
+    assert!(scripts.len() >= 5);
+    through_noisy_mats(&scripts);
+}
+
+/// Every scenario (long: `cargo test --release -- --ignored`).
+#[test]
+#[ignore = "long (pty timing): cargo test --release -- --ignored"]
+fn every_scenario_through_a_noisy_mat_says_what_replay_says() {
+    let scripts = mat_scripts();
+    assert!(scripts.len() > 30);
+    through_noisy_mats(&scripts);
 }
 
 #[test]

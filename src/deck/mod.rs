@@ -2,6 +2,6 @@
 //! The printable deck and its recognition templates join here with the
 //! camera.
 
-pub mod print;
+pub use arbiter_vision::print;
 pub mod register;
 pub mod tags;

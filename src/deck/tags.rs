@@ -17,15 +17,8 @@ use crate::table::{Card, Colour, Piece, Token};
 const BUNDLED: &str = include_str!("../../calibration/deck.toml");
 const BUNDLED_NAME: &str = "calibration/deck.toml (bundled)";
 
-/// How many cards of each piece a colour has (EP-DECK, with the king).
-pub const DECK: [(Piece, u8); 6] = [
-    (Piece::King, 1),
-    (Piece::Queen, 1),
-    (Piece::Rook, 2),
-    (Piece::Bishop, 2),
-    (Piece::Knight, 2),
-    (Piece::Pawn, 8),
-];
+/// How many cards of each piece a colour has.
+pub use crate::table::DECK;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Registry {

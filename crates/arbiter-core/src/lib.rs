@@ -11,6 +11,7 @@
 pub mod event;
 pub mod games;
 pub mod journal;
+pub mod live;
 pub mod observation;
 pub mod referee;
 pub mod replay;

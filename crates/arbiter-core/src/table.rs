@@ -686,6 +686,17 @@ pub struct GridError {
     pub message: String,
 }
 
+/// How many cards of each piece a colour has (EP-DECK, with the king): the
+/// deck the printable deck prints and the mat's registry tags.
+pub const DECK: [(Piece, u8); 6] = [
+    (Piece::King, 1),
+    (Piece::Queen, 1),
+    (Piece::Rook, 2),
+    (Piece::Bishop, 2),
+    (Piece::Knight, 2),
+    (Piece::Pawn, 8),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

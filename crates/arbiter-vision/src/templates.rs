@@ -89,13 +89,13 @@ use std::sync::OnceLock;
 use image::RgbImage;
 use image::imageops::FilterType;
 
-use crate::deck::print::{read_corner_code, read_corner_code_at};
-use crate::table::{Card, Colour, Piece, Token};
-use crate::vision::cards::{
+use crate::cards::{
     Identify, Outline, PrintFit, RECT_H, RECT_W, Read, dist, lightness, mean_and_paper,
     outline_within, rectify_corner_codes, rectify_to, widened,
 };
-use crate::vision::photo::CardPicture;
+use crate::photo::CardPicture;
+use crate::print::{read_corner_code, read_corner_code_at};
+use arbiter_core::table::{Card, Colour, Piece, Token};
 
 /// The `format` key of a model file.
 const FORMAT: &str = "arbiter-deck-model";
@@ -871,17 +871,16 @@ impl DeckModel {
                 .to_rgb8();
             // A photo of the card lying on a surface: the card is found,
             // straightened and cropped (a crop is taken as it is).
-            let picture = crate::vision::photo::find_card(&img);
+            let picture = crate::photo::find_card(&img);
             said(&path, &picture);
-            let img =
-                crate::vision::photo::card_in(&img, &picture, LEARN_WIDTH).ok_or_else(|| {
-                    err(
+            let img = crate::photo::card_in(&img, &picture, LEARN_WIDTH).ok_or_else(|| {
+                err(
                     &path,
                     "no card found: photograph the card from above, whole, on a surface unlike \
                      its edge, or crop the picture to the card"
                         .to_string(),
                 )
-                })?;
+            })?;
             if img.width().min(img.height()) < MIN_SIDE {
                 return Err(err(
                     &path,
@@ -1760,12 +1759,12 @@ impl DeckModel {
 // ---- the bundled deck ---------------------------------------------------------
 
 const BUNDLED_PATH: &str = "calibration/deck-faces.toml";
-const BUNDLED: &str = include_str!("../../calibration/deck-faces.toml");
+const BUNDLED: &str = include_str!("../../../calibration/deck-faces.toml");
 
 /// The printable deck's faces (all five colours) and back, as the bundled
 /// model learns them.
 pub fn printable_faces() -> Vec<(Token, RgbImage)> {
-    use crate::deck::print::{back, face};
+    use crate::print::{back, face};
     let mut faces = vec![(Token::Down, back())];
     for colour in Colour::ALL {
         for piece in Piece::ALL {
@@ -1827,11 +1826,11 @@ fn unbase64(s: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{Cell, Table};
-    use crate::vision::cards::tests::{base, cloth, table};
-    use crate::vision::cards::{Detected, detect_with, rectify};
-    use crate::vision::lattice::tests::card_image as printable_image;
-    use crate::vision::scene::{HandParams, SceneParams, render, stand_in_card};
+    use crate::cards::tests::{base, cloth, table};
+    use crate::cards::{Detected, detect_with, rectify};
+    use crate::lattice::tests::card_image as printable_image;
+    use crate::scene::{HandParams, SceneParams, render, stand_in_card};
+    use arbiter_core::table::{Cell, Table};
 
     /// A black back with fine lines, small and in a dim room: its lines
     /// are gone and it fits no kind, yet it is far nearer the back than
@@ -1839,7 +1838,8 @@ mod tests {
     /// rough one (an empty cell of a dark cloth is a dark rectangle too).
     #[test]
     fn a_dim_small_dark_back_is_named_only_from_its_own_outline() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/silhouette");
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("fixtures/decks/silhouette");
         let model = DeckModel::learn_dir(&dir).unwrap();
         let back = image::open(dir.join("back.png")).unwrap().to_rgb8();
         let small = image::imageops::resize(&back, 47, 66, image::imageops::FilterType::Triangle);
@@ -1877,7 +1877,8 @@ mod tests {
     /// read at the scale its print fits best, and said to lie there.
     #[test]
     fn a_card_outlined_on_its_printed_frame_is_read_at_its_edge() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/letters");
+        let dir =
+            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("fixtures/decks/letters");
         let model = DeckModel::learn_dir(&dir).unwrap();
         let (mut faces, mut lost_at_outline) = (0, 0);
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -1979,7 +1980,7 @@ mod tests {
     fn bundled_file_is_current() {
         let text = printable_model().to_text();
         if std::env::var_os("ARBITER_BLESS").is_some() {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(BUNDLED_PATH);
+            let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(BUNDLED_PATH);
             std::fs::write(&path, &text).unwrap();
             println!("wrote {}", path.display());
             return;
@@ -2471,7 +2472,7 @@ mod tests {
     /// file without it reads as not known, and a bad value names its line.
     #[test]
     fn the_backs_lightness_is_learned_and_kept() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks");
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("fixtures/decks");
         let dark = DeckModel::learn_dir(&dir.join("silhouette")).unwrap();
         let pale = DeckModel::learn_dir(&dir.join("letters")).unwrap();
         let (d, p) = (dark.back_lightness.unwrap(), pale.back_lightness.unwrap());
@@ -2536,7 +2537,8 @@ mod tests {
     /// named white.
     #[test]
     fn black_and_white_prints_are_told_by_their_contrast() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/letters");
+        let dir =
+            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("fixtures/decks/letters");
         let model = DeckModel::learn_dir(&dir).unwrap();
         // As a 44 px card on screen, slightly out of focus, rectified.
         let seen = |img: &RgbImage, veil: f32| {
@@ -2601,7 +2603,7 @@ mod tests {
     /// its twin of another colour; returns how many reads named the card,
     /// and how many coloured pieces the deck has.
     fn washed_twins_never_named(deck: &str) -> (usize, usize) {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
             .join("fixtures/decks")
             .join(deck);
         let model = DeckModel::learn_dir(&dir).unwrap();
@@ -2644,7 +2646,8 @@ mod tests {
     /// Against the unfaded twins this silhouette knight was `??`.
     #[test]
     fn a_washed_out_piece_keeps_its_margin_over_faded_twins() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/silhouette");
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("fixtures/decks/silhouette");
         let model = DeckModel::learn_dir(&dir).unwrap();
         let img = image::open(dir.join("bN.png")).unwrap().to_rgb8();
         let h = 44 * img.height() / img.width();
@@ -2662,7 +2665,8 @@ mod tests {
     /// Each face of the outline deck, 50×70 px, lying at `card` on a plain
     /// table of `ground` and blurred a little: its token and the frame.
     fn outline_deck_faces_on(ground: [u8; 3]) -> (DeckModel, Vec<(String, Token, RgbImage)>) {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/outline");
+        let dir =
+            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("fixtures/decks/outline");
         let model = DeckModel::learn_dir(&dir).unwrap();
         let mut faces = Vec::new();
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -2752,7 +2756,8 @@ mod tests {
     /// while the back, however dimly lit, still is.
     #[test]
     fn a_face_washed_to_white_is_no_dark_back() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/silhouette");
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("fixtures/decks/silhouette");
         let model = DeckModel::learn_dir(&dir).unwrap();
         assert!(model.back_lightness.is_some_and(|b| b < DARK_BACK));
         let seen = |name: &str, veil: f32, gain: f32| {
@@ -2786,7 +2791,8 @@ mod tests {
     /// coloured) a green back and a cream cloth came out alike.
     #[test]
     fn a_coloured_back_survives_a_cast_and_a_cloth_patch_is_no_back() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/outline");
+        let dir =
+            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("fixtures/decks/outline");
         let model = DeckModel::learn_dir(&dir).unwrap();
         let back = image::open(dir.join("back.png")).unwrap().to_rgb8();
         let back = image::imageops::resize(&back, RECT_W, RECT_H, FilterType::Triangle);

@@ -24,7 +24,7 @@ use super::cards::{
 use super::grow::centroid;
 use super::outline::{Prefer, snap};
 use super::recognise::{Placed, Reading, Recogniser, Recognition};
-use crate::table::{Cell, Token};
+use arbiter_core::table::{Cell, Token};
 
 /// A frame reduced to the mean colour of each 8×8 patch of its pixels:
 /// fine enough that any card changing (a swap of two faces, a flip, a red
@@ -643,7 +643,7 @@ fn cells_beside(placed: &[Placed], read: &Recognition) -> Vec<Placed> {
 }
 
 /// Cells named as a whole frame names them: the layout's first column and
-/// row are 0 (see [`crate::vision::lattice`]), and the readings in rows.
+/// row are 0 (see [`crate::lattice`]), and the readings in rows.
 fn renumber(recognition: &mut Recognition, placed: &mut [Placed]) {
     let lo_col = recognition
         .cells
@@ -843,9 +843,9 @@ fn short_side(q: &[(f32, f32); 4]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{Cell, Table};
-    use crate::vision::fixtures::Deck;
-    use crate::vision::scene::{HandParams, SceneParams, felt, render};
+    use crate::fixtures::Deck;
+    use crate::scene::{HandParams, SceneParams, felt, render};
+    use arbiter_core::table::{Cell, Table};
 
     /// A recording's camera: every card stays put from frame to frame but
     /// those put down anew (`laid_again`), which land a little elsewhere.

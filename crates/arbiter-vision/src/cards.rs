@@ -42,14 +42,16 @@
 //!    not read.
 //!
 //! Coordinates are frame pixels with pixel `(x, y)` centred on the integer
-//! point `(x, y)`, as in [`crate::vision::scene`].
+//! point `(x, y)`, as in [`crate::scene`].
 
 use image::{Rgb, RgbImage};
 
-use crate::deck::print::{corner_code_centres, read_corner_code, read_corner_code_at};
-use crate::table::{Card, Token};
-use crate::vision::outline::{self, Edges, Prefer, Source, TableModel};
-use crate::vision::scene::CARD_ASPECT;
+use crate::outline::{self, Edges, Prefer, Source, TableModel};
+use crate::print::{corner_code_centres, read_corner_code, read_corner_code_at};
+use arbiter_core::table::{Card, Token};
+
+/// A card's height over its width (63 x 88 mm).
+pub const CARD_ASPECT: f32 = 88.0 / 63.0;
 
 /// Width of a rectified card.
 pub const RECT_W: u32 = 186;
@@ -2873,8 +2875,8 @@ pub(crate) fn rectify_to(
 /// the corner code reader looks at, an eighth of the pixels.
 pub(crate) fn rectify_corner_codes(frame: &RgbImage, corners: &[(f32, f32); 4]) -> RgbImage {
     let mut out = RgbImage::new(RECT_W, RECT_H);
-    let [(cx, cy), _] = crate::deck::print::corner_code_centres();
-    let (rx, ry) = crate::deck::print::corner_code_reach();
+    let [(cx, cy), _] = crate::print::corner_code_centres();
+    let (rx, ry) = crate::print::corner_code_reach();
     // The code spans from `2c - r` to `r` of the card; a pixel more on each
     // side for the reader's rounding.
     let span = |near: f32, far: f32, n: u32| {
@@ -3004,11 +3006,11 @@ fn is_back(card: &RgbImage) -> bool {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::table::{Cell, Colour, Table};
-    use crate::vision::lattice::tests::card_image;
-    use crate::vision::scene::{
+    use crate::lattice::tests::card_image;
+    use crate::scene::{
         HandParams, Look, OccluderLook, SKIN_TONES, SceneParams, Surface, SurfaceKind, felt, render,
     };
+    use arbiter_core::table::{Cell, Colour, Table};
     use std::sync::OnceLock;
 
     #[test]
@@ -3126,20 +3128,20 @@ pub(crate) mod tests {
     fn corner_codes_rectified_alone_read_as_the_whole_card() {
         let t = table(TABLES[3]);
         let s = render(&t, &base(), &card_image, cloth());
-        let [(cx, cy), _] = crate::deck::print::corner_code_centres();
+        let [(cx, cy), _] = crate::print::corner_code_centres();
         let (mut faces, mut black) = (0, 0);
         for c in &s.truth {
             let full = rectify(&s.image, &c.corners_px);
             let codes = rectify_corner_codes(&s.image, &c.corners_px);
             assert_eq!(
-                crate::deck::print::read_corner_code(&codes),
-                crate::deck::print::read_corner_code(&full),
+                crate::print::read_corner_code(&codes),
+                crate::print::read_corner_code(&full),
                 "{:?}",
                 c.cell
             );
             if c.token != Token::Down {
                 faces += 1;
-                assert_eq!(crate::deck::print::read_corner_code(&codes), c.token.card());
+                assert_eq!(crate::print::read_corner_code(&codes), c.token.card());
             }
             // A code's centre, in both corners, is the full card's pixel.
             for (u, v) in [(cx, cy), (1.0 - cx, 1.0 - cy)] {
@@ -3376,6 +3378,7 @@ pub(crate) mod tests {
     /// wrong, and no frame without a hand is called busy (a warm wooden
     /// table was once all "skin").
     #[test]
+    #[ignore = "long: cargo test --release -- --ignored"]
     fn plain_tables_of_every_kind_are_read_by_their_outline() {
         let mut tally = Tally::default();
         let mut busy = Vec::new();
@@ -3567,7 +3570,7 @@ pub(crate) mod tests {
     /// never as white, a back or nothing at all.
     #[test]
     fn yellow_cards_read_as_yellow_beside_white_ones_and_backs() {
-        use crate::vision::recognise::Recogniser;
+        use crate::recognise::Recogniser;
         let grid = "yK wK yQ wQ\nyR wR yB wB\nyN wN yP wP\n## yK ## wN\n";
         let t = table(grid);
         let (mut yellow, mut read) = (0, 0);

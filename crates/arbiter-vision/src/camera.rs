@@ -16,7 +16,7 @@ use nokhwa::utils::{
 };
 use nokhwa::{Camera, NokhwaError};
 
-use super::frames::{Frame, FrameError, FrameSource};
+use crate::frames::{Frame, FrameError, FrameSource};
 
 /// A driver that fails this many captures in a row without saying the
 /// device is gone is as good as gone; without a limit the referee would

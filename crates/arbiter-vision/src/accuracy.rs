@@ -12,13 +12,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::table::{Cell, Table, Token};
-use crate::vision::fixtures::tables::{Factors, TableSet, frame_files};
-use crate::vision::recognise::{Deck, Recogniser, Recognition};
-use crate::vision::templates::DeckModel;
+use crate::fixtures::tables::{Factors, TableSet, frame_files};
+use crate::recognise::{Deck, Recogniser, Recognition};
+use crate::templates::DeckModel;
+use arbiter_core::table::{Cell, Table, Token};
 
 /// The expected observation of one frame (see
-/// [`truth_toml`](crate::vision::scene::truth_toml)).
+/// [`truth_toml`](crate::scene::truth_toml)).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Truth {
     pub busy: bool,
@@ -73,11 +73,11 @@ fn with_thrones(file: &str, step: &toml::Value) -> Result<Table, String> {
     doc.insert("game".into(), toml::Value::from("enprise"));
     doc.insert("step".into(), toml::Value::Array(vec![step.clone()]));
     let text = toml::to_string(&doc).map_err(|e| format!("{file}: {e}"))?;
-    let script = crate::script::Script::parse(file, &text).map_err(|e| e.to_string())?;
+    let script = arbiter_core::script::Script::parse(file, &text).map_err(|e| e.to_string())?;
     script
         .observations()
         .find_map(|o| match o {
-            crate::observation::Observation::Table(t) => Some(t.clone()),
+            arbiter_core::observation::Observation::Table(t) => Some(t.clone()),
             _ => None,
         })
         .ok_or_else(|| format!("{file}: no table"))
@@ -364,7 +364,7 @@ pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameSco
 }
 
 /// Renders every frame of a set drawn from the varied sets' specs (see
-/// [`table_sets_seeded`](crate::vision::fixtures::tables::table_sets_seeded)),
+/// [`table_sets_seeded`](crate::fixtures::tables::table_sets_seeded)),
 /// as its fixture files would hold it, and scores it as
 /// [`run_varied_set`] scores the committed frames.
 pub fn run_rendered_set(set: &TableSet, recs: &mut Recognisers) -> Result<Vec<FrameScore>, String> {
@@ -483,7 +483,7 @@ pub fn factor_tables(frames: &[FrameScore]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vision::recognise::Reading;
+    use crate::recognise::Reading;
 
     fn t(text: &str) -> Table {
         Table::parse_grid(text, Cell::new(0, 0)).unwrap()
@@ -558,7 +558,7 @@ mod tests {
     /// its gaps (5, 2 and 3).
     #[test]
     fn gaps_between_cards_are_not_read_as_backs() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         for frame in ["decks/020", "light/022", "lens-tilt/000"] {
             reads_right(&mut recs, frame, 3);
         }
@@ -599,7 +599,7 @@ mod tests {
     /// Reads `frame` (its path under `dir`, no extension) as the varied
     /// sets' frames are read.
     fn read_in(recs: &mut Recognisers, dir: &str, frame: &str) -> (Factors, Score) {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
         let image = root.join(dir).join(format!("{frame}.jpg"));
         let text = fs::read_to_string(image.with_extension("toml")).unwrap();
         let truth = Truth::parse(frame, &text).unwrap();
@@ -613,7 +613,7 @@ mod tests {
     /// least `least` are named right; returns its factors and score.
     /// [`reads_right`] for each frame with its least count of cells right.
     fn all_read_right(frames: &[(&str, usize)]) {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         for &(frame, least) in frames {
             reads_right(&mut recs, frame, least);
         }
@@ -648,7 +648,7 @@ mod tests {
 
     #[test]
     fn touching_cards_part_along_their_seam() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         // Dense blocks on dark wood and on purple felt: 1 of 64 and 20 of
         // 43 cells right before the edges were thinned to their crests.
         for (frame, least) in [("light/000", 40), ("surfaces/003", 36)] {
@@ -662,7 +662,7 @@ mod tests {
     /// random/006 were missing, one `??` sat on the seam).
     #[test]
     fn a_blob_of_two_cards_is_read_as_two() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
         let image = root.join("fixtures/frames/random/006.jpg");
         let truth = Truth::load(&image.with_extension("toml")).unwrap();
         let img = image::open(&image).unwrap().to_rgb8();
@@ -677,7 +677,7 @@ mod tests {
     /// cells before.
     #[test]
     fn felt_layouts_are_completed_through_their_lattice() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
         for (set, least) in [("random", 59), ("turned", 78)] {
             let dir = root.join("fixtures/frames").join(set);
             let (s, _) = run_set(&dir, &recogniser_for(&dir, root).unwrap()).unwrap();
@@ -691,7 +691,7 @@ mod tests {
     /// the one card read (a black knight) on a blue one's cell.
     #[test]
     fn a_cloths_stripe_is_no_card_not_read() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         let (_, s) = reads_right(&mut recs, "decks/010", 1);
         assert_eq!(s.unreadable, 0, "{s}");
     }
@@ -797,7 +797,7 @@ mod tests {
     /// card.
     #[test]
     fn outlines_not_read_do_not_move_the_cards_read() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         reads_right(&mut recs, "decks/012", 0);
     }
 
@@ -893,7 +893,7 @@ mod tests {
     /// a little each way.
     #[test]
     fn an_outline_off_its_card_names_no_other_card() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         for (frame, least) in [
             ("u1-mixed-028", 62),
             ("u1-surfaces-030", 29),
@@ -910,7 +910,7 @@ mod tests {
     /// colour is compared faded, whatever its shape.
     #[test]
     fn a_washed_blue_block_is_not_read_black() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         let (_, s) = read_in(&mut recs, "fixtures/regressions", "u1-surfaces-032");
         assert_eq!(s.confident_wrong, 0, "{s} {:?}", s.wrong_cells);
     }
@@ -959,7 +959,7 @@ mod tests {
         // Yellow and red pieces and red backs, skin-coloured, add up to a
         // hand's worth of pixels; no patch of them is a hand's size. Both
         // frames were called busy.
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         for frame in ["hard/002", "sizes/002"] {
             let (_, s) = read_varied(&mut recs, frame);
             assert_eq!((s.busy_frames, s.busy_extra), (0, 0), "{frame}: {s}");
@@ -991,7 +991,7 @@ mod tests {
 
     #[test]
     fn touching_cards_are_read_from_their_neighbours() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         // decks/008 is a learned deck at 41 px: its reads must sample as
         // the deck was learned (16 of 79 cells read half a pixel off).
         for (frame, least) in [
@@ -1010,7 +1010,7 @@ mod tests {
     /// with an edge all round it, which grain, running one way, is not.
     #[test]
     fn no_card_is_read_on_bare_wood_beside_a_card() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         let frame = "surfaces/006";
         let (factors, _) = reads_right(&mut recs, frame, 0);
         assert_eq!(factors.surface, "light-wood");
@@ -1022,7 +1022,7 @@ mod tests {
     /// and 2 of 76 and 72 cells without it).
     #[test]
     fn cards_on_fine_gingham_are_found_by_the_cloth_blurred() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         for (frame, least) in [("light/010", 45), ("mixed/010", 15)] {
             let (factors, _) = reads_right(&mut recs, frame, least);
             assert_eq!(factors.surface, "gingham");
@@ -1034,7 +1034,7 @@ mod tests {
     /// they fade is (this frame read 11 of 67 cells without it).
     #[test]
     fn cards_on_planks_are_found_by_the_wood_blurred() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         let frame = "lens-tilt/008";
         let (factors, _) = reads_right(&mut recs, frame, 45);
         assert_eq!(factors.surface, "light-wood");
@@ -1046,7 +1046,7 @@ mod tests {
     /// the card is `??`.
     #[test]
     fn no_piece_is_named_in_the_other_ink() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         for (frame, least) in [
             ("light/006", 0),
             ("light/023", 0),
@@ -1076,7 +1076,7 @@ mod tests {
     /// speck, a gingham frame's cards were a hand (busy, 0 of 20).
     #[test]
     fn the_typical_card_is_no_picture_on_a_card_nor_a_speck() {
-        let mut recs = Recognisers::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let mut recs = Recognisers::new(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")));
         for (frame, least) in [
             ("surfaces/015", 14),
             ("surfaces/031", 35),

@@ -6,12 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::input::frames::{self, DirSource, FrameError, FrameSource, FramesConfig, SettleConfig};
-use crate::input::live::Live;
-use crate::vision::calibration::Calibration;
-use crate::vision::recognise::{Deck, Recogniser};
-use crate::vision::templates::DeckModel;
-use crate::vision::watch::Watcher;
+use crate::calibration::Calibration;
+use crate::frames::{self, DirSource, FrameError, FrameSource, FramesConfig, SettleConfig};
+use crate::recognise::{Deck, Recogniser};
+use crate::templates::DeckModel;
+use crate::watch::Watcher;
+use arbiter_core::live::Live;
 
 /// How to read a camera input.
 #[derive(Clone, Debug)]
@@ -27,7 +27,7 @@ pub struct VisionConfig {
     pub realtime: bool,
     /// Read every changed frame whole, as a photo, rather than only the
     /// cards that changed since the table lay still (see
-    /// [`crate::vision::watch`]): to measure what that saves.
+    /// [`crate::watch`]): to measure what that saves.
     pub whole_frames: bool,
 }
 
@@ -49,9 +49,9 @@ impl Default for VisionConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     #[error(transparent)]
-    Deck(#[from] crate::vision::templates::ParseError),
+    Deck(#[from] crate::templates::ParseError),
     #[error(transparent)]
-    Calibration(#[from] crate::vision::calibration::CalibrationError),
+    Calibration(#[from] crate::calibration::CalibrationError),
     /// The frames or the camera (named in the message).
     #[error(transparent)]
     Source(#[from] FrameError),
@@ -123,7 +123,7 @@ pub fn open(input: &CameraInput, cfg: &VisionConfig) -> Result<Live, OpenError> 
 
 #[cfg(feature = "camera")]
 fn camera(index: u32) -> Result<Box<dyn FrameSource>, OpenError> {
-    let cam = crate::input::camera::CameraSource::open(index, (1280, 720), 30)?;
+    let cam = crate::camera::CameraSource::open(index, (1280, 720), 30)?;
     Ok(Box::new(cam))
 }
 

@@ -223,11 +223,11 @@ fn widen(q: &[(f32, f32); 4], by: f32) -> Option<[(f32, f32); 4]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{Card, Cell, Colour, Piece, Table, Token};
-    use crate::vision::cards::{Identify, dist};
-    use crate::vision::fixtures::Deck;
-    use crate::vision::scene::{Glare, Look, SceneParams, Surface, SurfaceKind, felt, render};
-    use crate::vision::templates::DeckModel;
+    use crate::cards::{Identify, dist};
+    use crate::fixtures::Deck;
+    use crate::scene::{Glare, Look, SceneParams, Surface, SurfaceKind, felt, render};
+    use crate::templates::DeckModel;
+    use arbiter_core::table::{Card, Cell, Colour, Piece, Table, Token};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
@@ -293,6 +293,7 @@ mod tests {
     /// On every kind of surface, a card photographed from above is found,
     /// and its corners are where the card's are.
     #[test]
+    #[ignore = "long: cargo test --release -- --ignored"]
     fn a_card_photographed_on_any_surface_is_found_on_its_edge() {
         let card = Token::Up(Card::new(Colour::Red, Piece::Knight));
         let (mut errors, mut all) = (Vec::new(), 0);
@@ -346,6 +347,7 @@ mod tests {
     /// surface, reads a table of that deck as well as the deck learned
     /// from its flat faces does.
     #[test]
+    #[ignore = "long: cargo test --release -- --ignored"]
     fn a_deck_learned_from_photos_reads_as_one_learned_from_its_faces() {
         let deck = Deck::Silhouette;
         let dir = std::env::temp_dir().join(format!("arbiter-photos-{}", std::process::id()));
@@ -371,8 +373,8 @@ mod tests {
         let from_photos = DeckModel::learn_dir(&dir);
         std::fs::remove_dir_all(&dir).unwrap();
         let from_photos = from_photos.unwrap();
-        let faces =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks/silhouette");
+        let faces = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("fixtures/decks/silhouette");
         let from_faces = DeckModel::learn_dir(&faces).unwrap();
         // Every kind, at 70 px, on felt.
         let mut table = Table::new();
@@ -426,7 +428,7 @@ mod tests {
     fn a_cropped_card_is_used_as_it_is() {
         let mut seen = 0;
         for deck in ["stand-in", "letters", "silhouette", "outline"] {
-            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
                 .join("fixtures/decks")
                 .join(deck);
             let mut paths: Vec<_> = std::fs::read_dir(&dir)
@@ -445,7 +447,7 @@ mod tests {
                 seen += 1;
             }
         }
-        for (token, img) in crate::vision::templates::printable_faces() {
+        for (token, img) in crate::templates::printable_faces() {
             let found = find_card(&img);
             assert!(
                 matches!(found, CardPicture::Cropped),

@@ -29,8 +29,8 @@ use super::cards::{
     Detected, Hands, Identify, PrintFit, Quad, dist, judge, judge_near, median, portrait, quad_of,
 };
 use super::outline::{self, Prefer, Source, TableModel};
-use crate::table::Token;
-use crate::vision::scene::CARD_ASPECT;
+use crate::cards::CARD_ASPECT;
+use arbiter_core::table::Token;
 
 /// How far each predicted side may move onto the card's edge, over the
 /// card's short side: a neighbour skewed by 8° the other way, or a gap a
@@ -2113,7 +2113,7 @@ mod tests {
             frame: &RgbImage,
             q: &Outline,
             rough: bool,
-        ) -> (crate::vision::cards::Read, Outline) {
+        ) -> (crate::cards::Read, Outline) {
             self.id.identify_placed_in(frame, q, rough)
         }
         fn identify_placed_near(
@@ -2121,7 +2121,7 @@ mod tests {
             frame: &RgbImage,
             q: &Outline,
             rough: bool,
-        ) -> (crate::vision::cards::Read, Outline) {
+        ) -> (crate::cards::Read, Outline) {
             self.id.identify_placed_near(frame, q, rough)
         }
         fn back_lightness(&self) -> Option<f32> {
@@ -2138,11 +2138,11 @@ mod tests {
 
     /// The printed deck's cards of `grid` on a table of `kind`, 52 px wide
     /// at a pitch of 56, as the demo is filmed.
-    fn cards_on(kind: crate::vision::scene::surface::SurfaceKind, grid: &str) -> RgbImage {
-        use crate::table::{Cell as Square, Table};
-        use crate::vision::fixtures::Deck;
-        use crate::vision::scene::surface::Surface;
-        use crate::vision::scene::{SceneParams, felt, render};
+    fn cards_on(kind: crate::scene::surface::SurfaceKind, grid: &str) -> RgbImage {
+        use crate::fixtures::Deck;
+        use crate::scene::surface::Surface;
+        use crate::scene::{SceneParams, felt, render};
+        use arbiter_core::table::{Cell as Square, Table};
         let table = Table::parse_grid(grid, Square::new(0, 0)).expect("a table");
         let mut params = SceneParams {
             pitch_px: 56.0,
@@ -2157,10 +2157,10 @@ mod tests {
     /// many prints were fitted on the way.
     fn read_counting_fits(frame: &RgbImage) -> (Vec<String>, usize) {
         let id = CountingFits {
-            id: crate::vision::templates::DeckModel::bundled(),
+            id: crate::templates::DeckModel::bundled(),
             fits: Cell::new(0),
         };
-        let found = crate::vision::cards::find(frame, &id);
+        let found = crate::cards::find(frame, &id);
         let mut read: Vec<String> = found
             .cards
             .iter()
@@ -2178,7 +2178,7 @@ mod tests {
     /// time).
     #[test]
     fn bare_wood_about_a_card_is_not_searched_for_a_print() {
-        use crate::vision::scene::surface::SurfaceKind;
+        use crate::scene::surface::SurfaceKind;
         let (read, fits) = read_counting_fits(&cards_on(SurfaceKind::LightWood, "wP"));
         assert_eq!(read, ["wP"]);
         assert_eq!(fits, 0, "prints fitted on bare wood");
@@ -2193,7 +2193,7 @@ mod tests {
     #[test]
     fn navy_backs_on_a_blue_gingham_are_read_as_backs() {
         let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
             "/fixtures/regressions/demo-gingham-backs.jpg"
         );
         let frame = image::open(path).expect("the fixture frame").to_rgb8();
@@ -2206,7 +2206,7 @@ mod tests {
     /// its hue is not the backs' read beside it.
     #[test]
     fn slate_of_the_backs_lightness_is_not_taken_for_a_back() {
-        use crate::vision::scene::surface::SurfaceKind;
+        use crate::scene::surface::SurfaceKind;
         let frame = cards_on(SurfaceKind::GreySlate, "wP ##\nbK ##");
         let (read, fits) = read_counting_fits(&frame);
         assert_eq!(read, ["##", "##", "bK", "wP"]);

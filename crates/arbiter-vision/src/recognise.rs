@@ -2,11 +2,11 @@
 
 use image::RgbImage;
 
-use crate::table::{Cell, Table, Token};
-use crate::vision::calibration::Calibration;
-use crate::vision::cards::{Detected, find};
-use crate::vision::lattice;
-use crate::vision::templates::DeckModel;
+use crate::calibration::Calibration;
+use crate::cards::{Detected, find};
+use crate::lattice;
+use crate::templates::DeckModel;
+use arbiter_core::table::{Cell, Table, Token};
 
 /// One occupied cell as read from a frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -164,6 +164,6 @@ impl Recogniser {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Placed {
     pub cell: Cell,
-    /// Its outline, portrait order (see [`crate::vision::cards::Detected`]).
+    /// Its outline, portrait order (see [`crate::cards::Detected`]).
     pub corners: [(f32, f32); 4],
 }

@@ -18,9 +18,9 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::script::LineIndex;
-use crate::vision::cards::Detected;
-use crate::vision::lattice::{self, Lattice, PLACE_TOLERANCE, Placement};
+use crate::cards::Detected;
+use crate::lattice::{self, Lattice, PLACE_TOLERANCE, Placement};
+use arbiter_core::script::LineIndex;
 
 /// Fewest cards, in at least two rows and two columns, to calibrate on.
 pub const MIN_CARDS: usize = 4;
@@ -332,12 +332,10 @@ fn collinear(p: &Placement) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::Cell;
-    use crate::vision::cards::detect;
-    use crate::vision::lattice::tests::{
-        Synthetic, base, card_image, cloth, score, score_matched, table,
-    };
-    use crate::vision::scene::{Scene, SceneParams, render};
+    use crate::cards::detect;
+    use crate::lattice::tests::{Synthetic, base, card_image, cloth, score, score_matched, table};
+    use crate::scene::{Scene, SceneParams, render};
+    use arbiter_core::table::Cell;
 
     /// A steep camera over a 960×540 frame.
     fn steep(seed: u64) -> SceneParams {

@@ -43,8 +43,8 @@
 //! row are 0. With a calibration ([`place`] on its lattice), the cells are
 //! the calibration's and may be negative.
 
-use crate::table::Cell;
-use crate::vision::cards::Detected;
+use crate::cards::Detected;
+use arbiter_core::table::Cell;
 
 /// Card width and height, millimetres.
 const CARD_W: f64 = 63.0;
@@ -1159,10 +1159,10 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::deck::print::{back, face};
-    use crate::table::{Card, Table};
-    use crate::vision::cards::detect;
-    use crate::vision::scene::{Scene, SceneParams, felt, render};
+    use crate::cards::detect;
+    use crate::print::{back, face};
+    use crate::scene::{Scene, SceneParams, felt, render};
+    use arbiter_core::table::{Card, Table};
     use image::RgbImage;
     use image::imageops::FilterType;
     use std::collections::HashMap;

@@ -34,7 +34,7 @@ use imageproc::drawing::{
 use imageproc::point::Point;
 use imageproc::rect::Rect;
 
-use crate::table::{Card, Colour, Piece};
+use arbiter_core::table::{Card, Colour, Piece};
 
 /// Card width in pixels: 63 mm at 300 dpi.
 pub const CARD_W: u32 = 744;
@@ -671,7 +671,7 @@ pub fn back() -> RgbImage {
 
 /// Every card of the four En Prise decks, in deck order (64 cards).
 pub fn full_deck() -> Vec<Card> {
-    deck_of(&DECK_COLOURS, &super::tags::DECK)
+    deck_of(&DECK_COLOURS, &arbiter_core::table::DECK)
 }
 
 /// Every card of the four Enochian armies, in turn order (60 cards).

@@ -13,8 +13,8 @@
 
 use image::{Rgb, RgbImage};
 
-use crate::table::{Card, Colour, Piece};
-use crate::vision::scene::CARD_ASPECT;
+use crate::scene::CARD_ASPECT;
+use arbiter_core::table::{Card, Colour, Piece};
 
 /// A procedurally drawn deck.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

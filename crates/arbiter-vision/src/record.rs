@@ -9,10 +9,10 @@
 //! anew (swapped, flipped, replaced) lands a little elsewhere, as by hand
 //! ([`SceneParams::laid_again`]).
 
-use crate::observation::Observation;
-use crate::script::Script;
-use crate::table::{Cell, Table};
-use crate::vision::scene::{CARD_ASPECT, GAP_FRACTION, HandParams, SceneParams};
+use crate::scene::{CARD_ASPECT, GAP_FRACTION, HandParams, SceneParams};
+use arbiter_core::observation::Observation;
+use arbiter_core::script::Script;
+use arbiter_core::table::{Cell, Table};
 
 /// How to film a game.
 #[derive(Clone, Debug)]

@@ -55,8 +55,8 @@ use image::{ImageFormat, Rgb, RgbImage};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::script::step_toml;
-use crate::table::{Card, Cell, Colour, Piece, Table, Token};
+use arbiter_core::script::step_toml;
+use arbiter_core::table::{Card, Cell, Colour, Piece, Table, Token};
 
 pub mod art;
 pub mod look;
@@ -69,7 +69,7 @@ pub use surface::{Surface, SurfaceKind};
 /// The gap between neighbouring cards, as a fraction of the card width.
 pub const GAP_FRACTION: f32 = 0.12;
 /// Card height over card width (88 mm × 63 mm).
-pub const CARD_ASPECT: f32 = 88.0 / 63.0;
+pub use crate::cards::CARD_ASPECT;
 /// A cell whose covered fraction exceeds this makes the frame `busy`.
 pub const BUSY_COVER: f32 = 0.03;
 /// How far a throne's partner card sticks out from under its king, as a
@@ -356,7 +356,7 @@ fn apply(h: &[[f64; 3]; 3], (x, y): (f32, f32)) -> (f32, f32) {
 /// The camera's homography is never singular (tilt stays below 90°), so
 /// the identity stands in only for the impossible case.
 fn invert(m: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    crate::vision::lattice::invert(m).unwrap_or([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    crate::lattice::invert(m).unwrap_or([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
 }
 
 /// A card laid on the plane.
@@ -1250,8 +1250,8 @@ pub fn write_set(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observation::Observation;
-    use crate::script::Script;
+    use arbiter_core::observation::Observation;
+    use arbiter_core::script::Script;
 
     fn small(mut p: SceneParams) -> SceneParams {
         p.width = 320;

@@ -4,7 +4,7 @@
 //! (skin tone, sleeve, glove). [`Look::default`] changes nothing, so that
 //! every scene made before it renders to the same bytes.
 
-use crate::vision::scene::surface::Surface;
+use crate::scene::surface::Surface;
 
 /// A lamp's reflection: a bright spot that may saturate to white. Cards
 /// (glossy) catch more of it than the cloth.

@@ -50,10 +50,10 @@ use std::time::{Duration, Instant};
 
 use image::{ImageReader, RgbImage};
 
-use super::live::{Health, Live, LiveEvent, Reporter};
-use crate::observation::Observation;
-use crate::table::{Cell, Table, Token};
-use crate::vision::recognise::Recognition;
+use crate::recognise::Recognition;
+use arbiter_core::live::{Health, Live, LiveEvent, Reporter};
+use arbiter_core::observation::Observation;
+use arbiter_core::table::{Cell, Table, Token};
 
 /// One captured frame.
 pub struct Frame {
@@ -715,8 +715,8 @@ impl FrameRate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{Card, Colour, Piece};
-    use crate::vision::recognise::Reading;
+    use crate::recognise::Reading;
+    use arbiter_core::table::{Card, Colour, Piece};
     use image::Rgb;
     use std::sync::atomic::{AtomicU32, Ordering};
 
