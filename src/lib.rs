@@ -5,7 +5,6 @@
 //! emits [`event::Event`]s for the outputs. Rules and referee never touch a
 //! device or a screen.
 
-pub mod deck;
 pub mod headless;
 pub mod input;
 pub mod tui;
@@ -14,3 +13,10 @@ pub mod tui;
 // `arbiter::games`, `arbiter::table`, `arbiter::vision::cards`, ...
 pub use arbiter_core::{event, games, journal, observation, referee, replay, script, table};
 pub use arbiter_vision as vision;
+
+/// The physical deck: the mat's tag registry and learning it, and the
+/// printable deck the camera reads.
+pub mod deck {
+    pub use arbiter_mat::{register, tags};
+    pub use arbiter_vision::print;
+}

@@ -3,12 +3,14 @@
 //! where they came from.
 
 pub use arbiter_core::live;
+pub use arbiter_mat::host as mat;
+#[cfg(feature = "simulator")]
+pub use arbiter_mat::plan as matplan;
+#[cfg(feature = "simulator")]
+pub use arbiter_mat::sim as matsim;
 #[cfg(feature = "camera")]
 pub use arbiter_vision::camera;
 pub use arbiter_vision::frames;
 pub use arbiter_vision::input as vision;
-pub mod mat;
-pub mod matplan;
-pub mod matsim;
 pub mod mock;
 pub mod script;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::input_spec::InputSpec;
+#[cfg(feature = "simulator")]
 use arbiter::input::matsim;
 
 #[derive(Parser)]
@@ -167,6 +168,7 @@ pub enum MatCommand {
         #[arg(long, value_name = "MS", default_value_t = 300)]
         settle_ms: u64,
     },
+    #[cfg(feature = "simulator")]
     /// Play a table script as a mat would, on a pseudo-terminal: prints the
     /// port's path on the first line, then plays once a host has connected,
     /// and closes the port when the script is played out.

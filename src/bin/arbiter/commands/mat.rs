@@ -1,55 +1,25 @@
 //! `arbiter mat register` and `arbiter mat simulate`.
 
-use std::io::{self, Write};
+use std::io;
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use arbiter::deck::tags::Registry;
 use arbiter::input::mat::{self, MatConfig};
-use arbiter::input::{matplan, matsim};
-use arbiter::script::Script;
 use arbiter::table::Colour;
 
 use crate::args::MatCommand;
 
 pub fn run(command: MatCommand) -> Result<()> {
     match command {
+        #[cfg(feature = "simulator")]
         MatCommand::Simulate {
             script,
             transients,
             gap_ms,
             link,
             seed,
-        } => {
-            let s = Script::load(&script)?;
-            let (plan_t, wire) =
-                matsim::parse_transients(&transients).map_err(|e| anyhow!("--transients: {e}"))?;
-            let plan = matplan::plan(&s, plan_t, seed)
-                .map_err(|e| anyhow!("{}: {e}", script.display()))?;
-            let mut cfg = matsim::SimConfig {
-                wire,
-                seed,
-                gap: Duration::from_millis(gap_ms),
-                ..Default::default()
-            };
-            if let Some(l) = link {
-                cfg.link = l;
-            }
-            let report = matsim::run(&plan, &cfg, |path| {
-                println!("{}", path.display());
-                let _ = io::stdout().flush();
-            })
-            .map_err(|e| anyhow!("the simulated mat: {e}"))?;
-            eprintln!(
-                "arbiter: simulated mat done: {} frames ({} corrupted), {} noise bursts, {} scans, {} unplugs",
-                report.frames_sent,
-                report.frames_corrupted,
-                report.noise_bursts,
-                report.scans,
-                report.unplugs
-            );
-            Ok(())
-        }
+        } => simulate(&script, &transients, gap_ms, link, seed),
         MatCommand::Register {
             port,
             deck,
@@ -83,4 +53,45 @@ pub fn run(command: MatCommand) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// `arbiter mat simulate`: a table script played as a mat would, on a
+/// pseudo-terminal.
+#[cfg(feature = "simulator")]
+fn simulate(
+    script: &std::path::Path,
+    transients: &str,
+    gap_ms: u64,
+    link: Option<std::path::PathBuf>,
+    seed: u64,
+) -> Result<()> {
+    use arbiter::input::{matplan, matsim};
+    use std::io::Write;
+    let s = arbiter::script::Script::load(script)?;
+    let (plan_t, wire) =
+        matsim::parse_transients(transients).map_err(|e| anyhow!("--transients: {e}"))?;
+    let plan = matplan::plan(&s, plan_t, seed).map_err(|e| anyhow!("{}: {e}", script.display()))?;
+    let mut cfg = matsim::SimConfig {
+        wire,
+        seed,
+        gap: Duration::from_millis(gap_ms),
+        ..Default::default()
+    };
+    if let Some(l) = link {
+        cfg.link = l;
+    }
+    let report = matsim::run(&plan, &cfg, |path| {
+        println!("{}", path.display());
+        let _ = io::stdout().flush();
+    })
+    .map_err(|e| anyhow!("the simulated mat: {e}"))?;
+    eprintln!(
+        "arbiter: simulated mat done: {} frames ({} corrupted), {} noise bursts, {} scans, {} unplugs",
+        report.frames_sent,
+        report.frames_corrupted,
+        report.noise_bursts,
+        report.scans,
+        report.unplugs
+    );
+    Ok(())
 }

@@ -18,10 +18,10 @@ use firmware_protocol::{
     SequenceTracker, TagId, encode, speaks,
 };
 
-use super::live::{Health, Led, Live, LiveEvent, Reporter};
-use crate::deck::tags::Registry;
-use crate::observation::Observation;
-use crate::table::{Cell, Table, Token};
+use crate::tags::Registry;
+use arbiter_core::live::{Health, Led, Live, LiveEvent, Reporter};
+use arbiter_core::observation::Observation;
+use arbiter_core::table::{Cell, Table, Token};
 
 /// How the host drives a mat.
 #[derive(Clone, Debug)]
@@ -762,8 +762,11 @@ mod tests {
     }
 
     fn wn() -> CellState {
-        let tag = crate::deck::tags::sim_tag(
-            crate::table::Card::new(crate::table::Colour::White, crate::table::Piece::Knight),
+        let tag = crate::tags::sim_tag(
+            arbiter_core::table::Card::new(
+                arbiter_core::table::Colour::White,
+                arbiter_core::table::Piece::Knight,
+            ),
             0,
         );
         CellState::Card {
@@ -795,9 +798,9 @@ mod tests {
         };
         assert_eq!(
             t.get(Cell::new(0, 0)),
-            Some(Token::Up(crate::table::Card::new(
-                crate::table::Colour::White,
-                crate::table::Piece::Knight
+            Some(Token::Up(arbiter_core::table::Card::new(
+                arbiter_core::table::Colour::White,
+                arbiter_core::table::Piece::Knight
             )))
         );
         // A card lands face-down at (2,1): busy first, then the table.
@@ -927,8 +930,8 @@ mod tests {
 
     #[test]
     fn a_pair_of_known_tags_is_a_throne_pair_and_unknown_ones_are_unreadable() {
-        use crate::deck::tags::sim_tag;
-        use crate::table::{Card, Colour, Piece};
+        use crate::tags::sim_tag;
+        use arbiter_core::table::{Card, Colour, Piece};
         let t0 = Instant::now();
         let ms = |n| t0 + Duration::from_millis(n);
         let mut host = MatHost::new(Registry::simulated(), Duration::from_millis(10), t0);
@@ -984,12 +987,12 @@ mod tests {
         let lit = vec![
             Led {
                 cell: Cell::new(2, 1),
-                colour: super::super::live::LedColour::Amber,
+                colour: arbiter_core::live::LedColour::Amber,
                 blink: true,
             },
             Led {
                 cell: Cell::new(9, 9),
-                colour: super::super::live::LedColour::Red,
+                colour: arbiter_core::live::LedColour::Red,
                 blink: false,
             },
         ];

@@ -28,8 +28,8 @@ use nix::sys::termios::{SetArg, cfmakeraw, tcgetattr, tcsetattr};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::input::matplan::{MatPlan, MatStep, Sensed, Transients};
-use crate::table::Cell;
+use crate::plan::{MatPlan, MatStep, Sensed, Transients};
+use arbiter_core::table::Cell;
 
 /// The transients the simulator adds on the wire itself (the plan-level
 /// ones, lifts and swap steps, are [`Transients`]).
@@ -878,11 +878,11 @@ fn state_of(top: Option<Sensed>, protocol: u8) -> CellState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deck::tags::Registry;
-    use crate::input::matplan::plan;
-    use crate::observation::Observation;
-    use crate::script::Script;
-    use crate::table::{Table, Token};
+    use crate::plan::plan;
+    use crate::tags::Registry;
+    use arbiter_core::observation::Observation;
+    use arbiter_core::script::Script;
+    use arbiter_core::table::{Table, Token};
     use firmware_protocol::{LedEntries, LedEntry, MatDecoder};
     use std::io::{Read, Write};
     use std::sync::mpsc;
@@ -1170,7 +1170,7 @@ mod tests {
     }
 
     fn scenario() -> Script {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
         Script::load(&root.join("fixtures/scenarios/enprise/basics.toml")).unwrap()
     }
 

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::deck::tags::{DECK, SIM_DECKS, sim_tag};
-use crate::observation::Observation;
-use crate::script::Script;
-use crate::table::{Card, Cell, Table, Token};
+use crate::tags::{DECK, SIM_DECKS, sim_tag};
+use arbiter_core::observation::Observation;
+use arbiter_core::script::Script;
+use arbiter_core::table::{Card, Cell, Table, Token};
 
 /// A cell's top as the mat senses it: its card's tag and which face is
 /// up, and for a throne pair (two face-up cards that both count) the
@@ -73,7 +73,7 @@ struct Tags {
 impl Tags {
     fn new() -> Tags {
         let mut free = BTreeMap::new();
-        for colour in crate::table::Colour::ALL {
+        for colour in arbiter_core::table::Colour::ALL {
             for (piece, n) in DECK {
                 let card = Card::new(colour, piece);
                 free.insert(
@@ -594,7 +594,7 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deck::tags::Registry;
+    use crate::tags::Registry;
 
     /// What the host would see at each settle: the mat's top cards read
     /// through the simulated registry, back in the script's frame.
@@ -690,7 +690,10 @@ rQ uN ..
             let plan = plan(&script, t, 3).unwrap();
             assert_eq!(settled_tables(&plan), want, "transients {t:?}");
             // The king keeps its tag through the whole game.
-            let uk = Card::new(crate::table::Colour::Blue, crate::table::Piece::King);
+            let uk = Card::new(
+                arbiter_core::table::Colour::Blue,
+                arbiter_core::table::Piece::King,
+            );
             let tags: std::collections::BTreeSet<u64> = plan
                 .steps
                 .iter()
@@ -708,7 +711,7 @@ rQ uN ..
 
     #[test]
     fn every_scenario_settles_on_its_own_tables_with_transients_on() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
         let mut checked = 0;
         for dir in ["fixtures/scenarios/enprise", "fixtures/scenarios/enochian"] {
             let Ok(entries) = std::fs::read_dir(root.join(dir)) else {

@@ -10,15 +10,15 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::script::{LineIndex, ScriptError};
-use crate::table::{Card, Colour, Piece, Token};
+use arbiter_core::script::{LineIndex, ScriptError};
+use arbiter_core::table::{Card, Colour, Piece, Token};
 
 /// The bundled registry's text and the name its errors would carry.
-const BUNDLED: &str = include_str!("../../calibration/deck.toml");
+const BUNDLED: &str = include_str!("../../../calibration/deck.toml");
 const BUNDLED_NAME: &str = "calibration/deck.toml (bundled)";
 
 /// How many cards of each piece a colour has.
-pub use crate::table::DECK;
+pub use arbiter_core::table::DECK;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Registry {
@@ -198,7 +198,8 @@ mod tests {
 
     #[test]
     fn the_bundled_registry_is_the_simulated_deck() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/deck.toml");
+        let path =
+            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("calibration/deck.toml");
         assert_eq!(Registry::load(&path).unwrap(), Registry::simulated());
         assert_eq!(Registry::bundled(), Registry::simulated());
     }

@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use super::tags::{DECK, Registry};
-use crate::input::mat::MatLink;
-use crate::table::{Card, Colour};
+use crate::host::MatLink;
+use crate::tags::{DECK, Registry};
+use arbiter_core::table::{Card, Colour};
 
 /// Walks the players through every card of `colours`, in deck order, and
 /// returns the registry it learned. Prompts go to `out`.
