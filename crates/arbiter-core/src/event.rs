@@ -28,6 +28,23 @@ pub fn events_at(events: &[Event], step: usize) -> Vec<&EventBody> {
         .collect()
 }
 
+/// The one event of step `step`, if it is a flag; what the step emitted
+/// instead otherwise, for a message.
+pub fn sole_flag(events: &[Event], step: usize) -> Result<&Flag, String> {
+    match events_at(events, step)[..] {
+        [EventBody::Flag(f)] => Ok(f),
+        ref other => Err(format!("step {step} gave {other:?}, not one flag")),
+    }
+}
+
+/// Whether two lists hold the same cells, in any order.
+pub fn same_cells(a: &[Cell], b: &[Cell]) -> bool {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort();
+    b.sort();
+    a == b
+}
+
 /// The first of `steps` observations whose events in `base` differ from
 /// those of the same observation in `got`, where `got` had `extra` more
 /// observations inserted before observation `at` (a mistake, and the

@@ -53,6 +53,19 @@ const MAX_READINGS: usize = 8;
 /// announced, and most ambiguities end with the very next action.
 const MAX_UNDECIDED_CHANGES: usize = 8;
 
+/// Every event a fresh referee of `game` emits for `obs`, observation `i`
+/// judged as step `i`, then the end of the input (step `obs.len()`): the
+/// replay the property tests, the soak and the mistake checks compare.
+pub fn replay_observations<G: Game>(game: G, obs: &[Observation]) -> Vec<Event> {
+    let mut r = Referee::new(game);
+    let mut events = r.start();
+    for (i, o) in obs.iter().enumerate() {
+        events.extend(r.observe(i, o));
+    }
+    events.extend(r.finish(obs.len()));
+    events
+}
+
 impl<G: Game> Referee<G> {
     pub fn new(game: G) -> Self {
         let expected = game.table();

@@ -9,10 +9,12 @@ use super::chess::{MoveKind, Position, Side, cell_of};
 use super::deck::{DcCard, JoustMode};
 use super::random::{RandomGame, random_game_with};
 use super::{Action, DoubleCross, Options, table_of};
-use crate::event::{Event, EventBody, FlagKind, How, events_at as at, first_difference};
+use crate::event::{
+    Event, EventBody, FlagKind, How, events_at as at, first_difference, same_cells, sole_flag,
+};
 use crate::games::Game;
 use crate::observation::Observation;
-use crate::referee::Referee;
+use crate::referee::replay_observations;
 use crate::table::{Cell, Piece};
 
 /// One mistake: the wrong observation shown before step `at`, the flag it
@@ -199,12 +201,7 @@ fn inject_at(g: &RandomGame, kind: Kind, i: usize) -> Option<Injection> {
 }
 
 fn replay(g: &RandomGame, obs: &[Observation]) -> Vec<Event> {
-    let mut r = Referee::new(DoubleCross::new(g.opts.clone()));
-    let mut events = r.start();
-    for (i, o) in obs.iter().enumerate() {
-        events.extend(r.observe(i, o));
-    }
-    events
+    replay_observations(DoubleCross::new(g.opts.clone()), obs)
 }
 
 /// Shows the mistake before step `inj.at` and checks: it raises one flag
@@ -223,18 +220,14 @@ pub fn check_injection(g: &RandomGame, inj: &Injection) -> Result<(), String> {
     let base = replay(g, &clean);
     let got = replay(g, &obs);
     let ctx = format!("seed {}, step {i}, {:?}", g.seed, inj.kind);
-    let flagged = at(&got, i);
-    let [EventBody::Flag(f)] = flagged[..] else {
-        return Err(format!("{ctx}: the mistake gave {flagged:?}"));
-    };
-    let (mut want, mut have) = (inj.cells.clone(), f.cells.clone());
-    want.sort();
-    have.sort();
-    if f.kind != inj.kind || have != want {
+    let f = sole_flag(&got, i).map_err(|e| format!("{ctx}: {e}"))?;
+    if f.kind != inj.kind || !same_cells(&f.cells, &inj.cells) {
         return Err(format!(
-            "{ctx}: got {} at {have:?} ({}), want {want:?}",
+            "{ctx}: got {} at {:?} ({}), want {:?}",
             f.kind.as_str(),
-            f.message
+            f.cells,
+            f.message,
+            inj.cells
         ));
     }
     let mended = at(&got, i + 1);

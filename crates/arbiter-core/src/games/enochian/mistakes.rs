@@ -11,10 +11,12 @@
 use super::Enochian;
 use super::random::{Kind as StepKind, RandomGame};
 use super::rules::{Move, NAMES, Sq, cell_of, roll_allows};
-use crate::event::{Event, EventBody, FlagKind, How, events_at as at, first_difference};
+use crate::event::{
+    Event, EventBody, FlagKind, How, events_at as at, first_difference, same_cells, sole_flag,
+};
 use crate::games::Game;
 use crate::observation::Observation;
-use crate::referee::Referee;
+use crate::referee::replay_observations;
 use crate::table::{Cell, Piece, Table, Token};
 
 /// The mistakes injected.
@@ -239,13 +241,7 @@ fn inject_at(g: &RandomGame, kind: Kind, i: usize) -> Option<Injection> {
 }
 
 fn replay(g: &RandomGame, obs: &[Observation]) -> Vec<Event> {
-    let mut r = Referee::new(Enochian::new(g.opts));
-    let mut events = r.start();
-    for (i, o) in obs.iter().enumerate() {
-        events.extend(r.observe(i, o));
-    }
-    events.extend(r.finish(obs.len()));
-    events
+    replay_observations(Enochian::new(g.opts), obs)
 }
 
 /// Shows the mistake before step `inj.at` (and, with `take_back`, the
@@ -266,25 +262,21 @@ pub fn check_injection(g: &RandomGame, inj: &Injection, take_back: bool) -> Resu
     let base = replay(g, &clean);
     let got = replay(g, &obs);
     let ctx = format!("enochian seed {}, step {i}, {}", g.seed, inj.kind.as_str());
-    let flagged = at(&got, i);
-    let [EventBody::Flag(f)] = flagged[..] else {
-        return Err(format!("{ctx}: the mistake gave {flagged:?}"));
-    };
-    let (mut want, mut have) = (inj.cells.clone(), f.cells.clone());
-    want.sort();
-    have.sort();
+    let f = sole_flag(&got, i).map_err(|e| format!("{ctx}: {e}"))?;
     if f.kind != inj.kind
-        || have != want
+        || !same_cells(&f.cells, &inj.cells)
         || f.player.as_deref() != Some(NAMES[inj.army as usize])
         || !f.rule.starts_with(inj.rule)
     {
         return Err(format!(
-            "{ctx}: got {} ({}) at {have:?} charged to {:?} ({}), want {} at {want:?} charged to {}",
+            "{ctx}: got {} ({}) at {:?} charged to {:?} ({}), want {} at {:?} charged to {}",
             f.kind.as_str(),
             f.rule,
+            f.cells,
             f.player,
             f.message,
             inj.rule,
+            inj.cells,
             NAMES[inj.army as usize]
         ));
     }

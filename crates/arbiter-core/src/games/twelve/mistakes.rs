@@ -6,13 +6,13 @@
 
 use super::random::RandomGame;
 use super::{Phase, SIDES, Spot, Twelve};
-use crate::event::{Event, EventBody, FlagKind, How, first_difference};
+use crate::event::{Event, EventBody, FlagKind, How, first_difference, sole_flag};
 
 /// The events of one step, `game_started` aside (for the tests).
 pub use crate::event::events_at as at;
 use crate::games::board::{DIRECTIONS, KNIGHT_LEAPS};
 use crate::observation::Observation;
-use crate::referee::Referee;
+use crate::referee::replay_observations;
 use crate::table::{Card, Cell, Piece, Table, Token};
 
 /// What to look for after a mistake: the flag's kind, the start of its
@@ -83,22 +83,10 @@ pub fn plain_states(g: &RandomGame) -> impl Iterator<Item = (usize, &Twelve)> {
 
 /// The events of a replay of `obs` in `g`'s options.
 pub fn replay(g: &RandomGame, obs: &[Observation]) -> Vec<Event> {
-    let mut r = Referee::new(Twelve::new(g.opts));
-    let mut events = r.start();
-    for (i, o) in obs.iter().enumerate() {
-        events.extend(r.observe(i, o));
-    }
-    events.extend(r.finish(obs.len().saturating_sub(1)));
-    events
+    replay_observations(Twelve::new(g.opts), obs)
 }
 
-/// Whether two lists hold the same cells, in any order.
-pub fn same_cells(a: &[Cell], b: &[Cell]) -> bool {
-    let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    a.sort();
-    b.sort();
-    a == b
-}
+pub use crate::event::same_cells;
 
 /// Puts `mistake` before table `i` and checks: it raises exactly the
 /// expected flag; table `i` then clears it as mended; every later table
@@ -115,10 +103,7 @@ pub fn check_injection(
     let base = replay(g, &clean);
     let got = replay(g, &obs);
     let ctx = format!("seed {}, table {i}, {:?}", g.seed, want.kind);
-    let flagged = at(&got, i);
-    let [EventBody::Flag(f)] = flagged[..] else {
-        return Err(format!("{ctx}: the mistake gave {flagged:?}"));
-    };
+    let f = sole_flag(&got, i).map_err(|e| format!("{ctx}: {e}"))?;
     if f.kind != want.kind || !f.rule.starts_with(want.rule) || !same_cells(&f.cells, &want.cells) {
         return Err(format!(
             "{ctx}: got {} {} {:?} ({}), want {} {:?}",
@@ -391,10 +376,7 @@ pub fn check_queen_left(g: &RandomGame, r: usize) -> Result<(), String> {
     let base = replay(g, &clean);
     let got = replay(g, &obs);
     let ctx = format!("seed {}, table {r}, a Queen left", g.seed);
-    let flagged = at(&got, r);
-    let [EventBody::Flag(f)] = flagged[..] else {
-        return Err(format!("{ctx}: the mistake gave {flagged:?}"));
-    };
+    let f = sole_flag(&got, r).map_err(|e| format!("{ctx}: {e}"))?;
     let cells: Vec<Cell> = queens.iter().map(|&(_, c)| c).collect();
     if f.kind != FlagKind::MissingRemoval || f.rule != "TW-8.3" || !same_cells(&f.cells, &cells) {
         return Err(format!(

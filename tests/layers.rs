@@ -1,0 +1,59 @@
+//! The workspace's crates are its layers (docs/architecture.md): each
+//! depends only on those below it, and the core on no image, terminal or
+//! serial crate. The compiler keeps code from reaching past a crate's
+//! manifest; this keeps the manifests honest.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The normal dependencies a crate's manifest names.
+fn dependencies(manifest: &str) -> BTreeSet<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(manifest);
+    let text = std::fs::read_to_string(&path).expect("the manifest reads");
+    let toml: toml::Table = text.parse().expect("the manifest parses");
+    toml.get("dependencies")
+        .and_then(|d| d.as_table())
+        .map(|d| d.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+const DEVICES: [&str; 7] = [
+    "image",
+    "imageproc",
+    "ratatui",
+    "crossterm",
+    "serialport",
+    "nix",
+    "nokhwa",
+];
+
+#[test]
+fn the_core_depends_on_no_device_screen_or_other_layer() {
+    let core = dependencies("crates/arbiter-core/Cargo.toml");
+    assert!(!core.is_empty());
+    for d in &core {
+        assert!(
+            !DEVICES.contains(&d.as_str()) && !d.starts_with("arbiter") && d != "firmware-protocol",
+            "arbiter-core depends on {d}"
+        );
+    }
+}
+
+#[test]
+fn the_device_crates_stand_on_the_core_only() {
+    for (manifest, own) in [
+        (
+            "crates/arbiter-vision/Cargo.toml",
+            &["image", "imageproc", "nokhwa"][..],
+        ),
+        ("crates/arbiter-mat/Cargo.toml", &["serialport", "nix"][..]),
+    ] {
+        let deps = dependencies(manifest);
+        assert!(deps.contains("arbiter-core"), "{manifest}");
+        for d in &deps {
+            let layer = d.starts_with("arbiter") && d != "arbiter-core";
+            let foreign_device = DEVICES.contains(&d.as_str()) && !own.contains(&d.as_str());
+            assert!(!layer && !foreign_device, "{manifest} depends on {d}");
+        }
+    }
+}
