@@ -468,6 +468,24 @@ pub fn spawn(cfg: MatConfig) -> Live {
     }
 }
 
+/// Why a mat driven on the caller's thread stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("{port}: cannot open: {source}")]
+    Open {
+        port: String,
+        source: serialport::Error,
+    },
+    #[error("{0}: no answer from the mat")]
+    NoAnswer(String),
+    #[error("the port closed")]
+    Closed,
+    #[error("write failed: {0}")]
+    Write(io::Error),
+    #[error("read failed: {0}")]
+    Read(io::Error),
+}
+
 /// A mat driven on the caller's thread, for tools that talk to it step by
 /// step (`arbiter mat register`).
 pub struct MatLink {
@@ -477,13 +495,16 @@ pub struct MatLink {
 
 impl MatLink {
     /// Opens the port and waits for the mat's first full scan.
-    pub fn open(cfg: &MatConfig) -> Result<MatLink, String> {
+    pub fn open(cfg: &MatConfig) -> Result<MatLink, LinkError> {
         let port = serialport::new(cfg.port.to_string_lossy(), 115_200)
             .timeout(Duration::from_millis(10))
             // Not exclusive: a restarted host must be able to open it again.
             .exclusive(false)
             .open()
-            .map_err(|e| format!("{}: cannot open: {e}", cfg.port.display()))?;
+            .map_err(|source| LinkError::Open {
+                port: cfg.port.display().to_string(),
+                source,
+            })?;
         let mut link = MatLink {
             port,
             host: MatHost::new(cfg.registry.clone(), cfg.settle, Instant::now()),
@@ -493,29 +514,27 @@ impl MatLink {
         let deadline = Instant::now() + cfg.hello_timeout;
         while link.settled(deadline)?.is_none() {
             if Instant::now() > deadline {
-                return Err(format!("{}: no answer from the mat", cfg.port.display()));
+                return Err(LinkError::NoAnswer(cfg.port.display().to_string()));
             }
         }
         Ok(link)
     }
 
-    fn send(&mut self, actions: Vec<HostAction>) -> Result<(), String> {
+    fn send(&mut self, actions: Vec<HostAction>) -> Result<(), LinkError> {
         for a in actions {
             if let HostAction::Send(b) = a {
-                self.port
-                    .write_all(&b)
-                    .map_err(|e| format!("write failed: {e}"))?;
+                self.port.write_all(&b).map_err(LinkError::Write)?;
             }
         }
         Ok(())
     }
 
     /// Reads until the mat settles (`Some(table)`) or `until` passes.
-    pub fn settled(&mut self, until: Instant) -> Result<Option<Table>, String> {
+    pub fn settled(&mut self, until: Instant) -> Result<Option<Table>, LinkError> {
         let mut buf = [0u8; 512];
         loop {
             match self.port.read(&mut buf) {
-                Ok(0) => return Err("the port closed".into()),
+                Ok(0) => return Err(LinkError::Closed),
                 Ok(n) => {
                     let actions = self.host.on_bytes(&buf[..n], Instant::now());
                     self.send(actions)?;
@@ -523,7 +542,7 @@ impl MatLink {
                 Err(e)
                     if e.kind() == io::ErrorKind::TimedOut
                         || e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(format!("read failed: {e}")),
+                Err(e) => return Err(LinkError::Read(e)),
             }
             let timers = self.host.on_timer(Instant::now());
             self.send(timers)?;

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use crate::host::MatLink;
+use crate::host::{LinkError, MatLink};
 use crate::tags::{DECK, Registry};
 use arbiter_core::table::{Card, Colour};
 
@@ -14,7 +14,7 @@ pub fn register(
     link: &mut MatLink,
     colours: &[Colour],
     out: &mut impl Write,
-) -> Result<Registry, String> {
+) -> Result<Registry, LinkError> {
     let mut registry = Registry::new();
     let say = |out: &mut dyn Write, s: String| {
         let _ = writeln!(out, "{s}");
@@ -71,7 +71,7 @@ pub fn register(
     Ok(registry)
 }
 
-fn next_settled(link: &mut MatLink) -> Result<(), String> {
+fn next_settled(link: &mut MatLink) -> Result<(), LinkError> {
     loop {
         if link
             .settled(Instant::now() + Duration::from_secs(3600))?
@@ -82,7 +82,7 @@ fn next_settled(link: &mut MatLink) -> Result<(), String> {
     }
 }
 
-fn wait_for_empty(link: &mut MatLink, out: &mut impl Write) -> Result<(), String> {
+fn wait_for_empty(link: &mut MatLink, out: &mut impl Write) -> Result<(), LinkError> {
     if link.host.cards().is_empty() {
         return Ok(());
     }

@@ -38,7 +38,7 @@ pub fn run(command: MatCommand) -> Result<()> {
                 .context("no configuration folder: name the file with --deck FILE")?;
             let mut cfg = MatConfig::new(port, Registry::new());
             cfg.settle = Duration::from_millis(settle_ms);
-            let mut link = mat::MatLink::open(&cfg).map_err(anyhow::Error::msg)?;
+            let mut link = mat::MatLink::open(&cfg)?;
             let registry =
                 arbiter::deck::register::register(&mut link, &colours, &mut io::stdout())
                     .map_err(anyhow::Error::msg)?;
