@@ -596,3 +596,42 @@ fn a_version_1_mat_reports_a_throne_as_unreadable() {
     );
     assert_eq!(got, want);
 }
+
+/// Ctrl-C on `arbiter mat simulate` removes the link it announced: a host
+/// started later finds no dangling path.
+#[test]
+fn ctrl_c_on_the_simulator_leaves_no_link_behind() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("fixtures/scenarios/enprise/demo.toml");
+    let link = link();
+    let mut sim = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["mat", "simulate", "--link"])
+        .arg(&link)
+        .arg(&script)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(sim.stdout.as_mut().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    assert_eq!(first.trim(), link.display().to_string());
+    assert!(
+        std::fs::symlink_metadata(&link).is_ok(),
+        "the link is there"
+    );
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &sim.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = sim.wait().unwrap();
+    assert!(!status.success());
+    assert!(
+        std::fs::symlink_metadata(&link).is_err(),
+        "{} is left behind",
+        link.display()
+    );
+}

@@ -80,6 +80,14 @@ fn simulate(
     if let Some(l) = link {
         cfg.link = l;
     }
+    // Ctrl-C ends the process before the simulator's own clean-up: remove
+    // the link it announced (a host would open a dangling path next time).
+    let announced = cfg.link.clone();
+    ctrlc::set_handler(move || {
+        let _ = std::fs::remove_file(&announced);
+        std::process::exit(130);
+    })
+    .context("cannot catch Ctrl-C")?;
     let report = matsim::run(&plan, &cfg, |path| {
         println!("{}", path.display());
         let _ = io::stdout().flush();
