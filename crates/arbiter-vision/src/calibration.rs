@@ -79,42 +79,55 @@ struct Raw {
     cell_to_image: Spanned<[[f64; 3]; 3]>,
 }
 
+/// Why a frame gives no calibration: what the players should lay out
+/// differently.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FitError {
+    #[error("the frame is {0}x{1}: nothing to calibrate on")]
+    EmptyFrame(u32, u32),
+    #[error("no card seen: {ADVICE}")]
+    NoCard,
+    #[error("only {0} card{s} seen: {ADVICE}", s = if *.0 == 1 { "" } else { "s" })]
+    TooFew(usize),
+    #[error("only {on_grid} of {seen} cards sit on a grid: {ADVICE}")]
+    OffGrid { on_grid: usize, seen: usize },
+    #[error("the {0} cards lie in one line, which leaves the other direction unknown: {ADVICE}")]
+    OneLine(usize),
+    #[error(
+        "the cards do not sit on a clear grid (centres {0:.2} cells off, in the median): straighten them"
+    )]
+    Crooked(f32),
+}
+
 impl Calibration {
     /// From one frame's detections (a table laid out on the felt).
     pub fn from_detections(
         dets: &[Detected],
         image_size: (u32, u32),
         source: &str,
-    ) -> Result<Calibration, String> {
+    ) -> Result<Calibration, FitError> {
         if image_size.0 == 0 || image_size.1 == 0 {
-            return Err(format!(
-                "the frame is {}x{}: nothing to calibrate on",
-                image_size.0, image_size.1
-            ));
+            return Err(FitError::EmptyFrame(image_size.0, image_size.1));
         }
         let Some(placement) = lattice::fit(dets) else {
-            return Err(format!("no card seen: {ADVICE}"));
+            return Err(FitError::NoCard);
         };
         let n = placement.cells.len();
         if n < MIN_CARDS {
-            let seen = if dets.len() == n {
-                format!("only {n} card{} seen", if n == 1 { "" } else { "s" })
+            return Err(if dets.len() == n {
+                FitError::TooFew(n)
             } else {
-                format!("only {n} of {} cards sit on a grid", dets.len())
-            };
-            return Err(format!("{seen}: {ADVICE}"));
+                FitError::OffGrid {
+                    on_grid: n,
+                    seen: dets.len(),
+                }
+            });
         }
         if collinear(&placement) {
-            return Err(format!(
-                "the {n} cards lie in one line, which leaves the other direction unknown: {ADVICE}"
-            ));
+            return Err(FitError::OneLine(n));
         }
         if placement.residual > STALE_RESIDUAL / 2.0 {
-            return Err(format!(
-                "the cards do not sit on a clear grid (centres {:.2} cells off, in the median): \
-                 straighten them",
-                placement.residual
-            ));
+            return Err(FitError::Crooked(placement.residual));
         }
         let mut widths: Vec<f32> = placement
             .cells
@@ -508,20 +521,22 @@ mod tests {
 
     #[test]
     fn too_few_cards_or_one_line_is_refused() {
-        assert!(
-            Calibration::from_detections(&[], (640, 360), "x")
-                .unwrap_err()
-                .starts_with("no card seen")
+        assert_eq!(
+            Calibration::from_detections(&[], (640, 360), "x").unwrap_err(),
+            FitError::NoCard
         );
         let one = Synthetic::new(1).detections(&[Cell::new(0, 0)]);
+        let e = Calibration::from_detections(&one, (960, 540), "x").unwrap_err();
+        assert_eq!(e, FitError::TooFew(1));
         assert_eq!(
-            Calibration::from_detections(&one, (960, 540), "x").unwrap_err(),
+            e.to_string(),
             "only 1 card seen: lay out at least 4 cards in 2 rows and 2 columns"
         );
         let row: Vec<Cell> = (0..5).map(|c| Cell::new(c, 0)).collect();
         let e = Calibration::from_detections(&Synthetic::new(2).detections(&row), (960, 540), "x")
             .unwrap_err();
-        assert!(e.contains("one line"), "{e}");
+        assert_eq!(e, FitError::OneLine(5));
+        assert!(e.to_string().contains("one line"), "{e}");
     }
 
     #[test]
