@@ -85,6 +85,17 @@ impl Report {
         }
     }
 
+    /// Counts one mistake of `kind` injected, and caught and recovered
+    /// from if `result` is `Ok`; what went wrong otherwise.
+    fn tally(&mut self, kind: &'static str, result: Result<(), String>) {
+        let entry = self.mistakes.entry(kind).or_default();
+        entry.0 += 1;
+        match result {
+            Ok(()) => entry.1 += 1,
+            Err(e) => self.fail(e),
+        }
+    }
+
     pub fn injected(&self) -> usize {
         self.mistakes.values().map(|v| v.0).sum()
     }
@@ -237,12 +248,10 @@ fn soak_enprise(games: usize, players: &[usize], seed: u64) -> Report {
             let Some(inj) = mistakes::inject(&g, m, pick) else {
                 continue;
             };
-            let entry = r.mistakes.entry(inj.kind).or_default();
-            entry.0 += 1;
-            match mistakes::check_injection(&g, m, &inj, rng.random_bool(0.5)) {
-                Ok(()) => entry.1 += 1,
-                Err(e) => r.fail(e),
-            }
+            r.tally(
+                inj.kind,
+                mistakes::check_injection(&g, m, &inj, rng.random_bool(0.5)),
+            );
         }
     }
     r
@@ -300,30 +309,24 @@ fn soak_twelve(games: usize, seed: u64) -> Report {
                 continue;
             }
             let (i, (table, want)) = offered[rng.random_range(0..offered.len())].clone();
-            let entry = r.mistakes.entry(want.kind.as_str()).or_default();
-            entry.0 += 1;
-            match twelve::mistakes::check_injection(&g, i, table, &want) {
-                Ok(()) => entry.1 += 1,
-                Err(e) => r.fail(e),
-            }
+            r.tally(
+                want.kind.as_str(),
+                twelve::mistakes::check_injection(&g, i, table, &want),
+            );
         }
         let removals = twelve::mistakes::removal_tables(&g);
         if !removals.is_empty() {
             let r_at = removals[rng.random_range(0..removals.len())];
-            let entry = r.mistakes.entry("missing_removal").or_default();
-            entry.0 += 1;
-            match twelve::mistakes::check_queen_left(&g, r_at) {
-                Ok(()) => entry.1 += 1,
-                Err(e) => r.fail(e),
-            }
+            r.tally(
+                "missing_removal",
+                twelve::mistakes::check_queen_left(&g, r_at),
+            );
         }
         if let Some(result) = overtaken_send_back(&g, &mut rng) {
-            let entry = r.mistakes.entry("incomplete_action").or_default();
-            entry.0 += 1;
-            match result {
-                Ok(()) => entry.1 += 1,
-                Err(e) => r.fail(format!("twelve seed {s}: {e}")),
-            }
+            r.tally(
+                "incomplete_action",
+                result.map_err(|e| format!("twelve seed {s}: {e}")),
+            );
         }
     }
     r
@@ -454,12 +457,10 @@ fn soak_doublecross(games: usize, seed: u64) -> Report {
             let Some(inj) = doublecross::mistakes::inject(g, kind, pick) else {
                 continue;
             };
-            let entry = r.mistakes.entry(inj.kind.as_str()).or_default();
-            entry.0 += 1;
-            match doublecross::mistakes::check_injection(g, &inj) {
-                Ok(()) => entry.1 += 1,
-                Err(e) => r.fail(e),
-            }
+            r.tally(
+                inj.kind.as_str(),
+                doublecross::mistakes::check_injection(g, &inj),
+            );
         }
         // A check left uncalled, a card not in the pile, a move not made.
         for kind in doublecross::mistakes::INPUT_KINDS {
@@ -467,12 +468,7 @@ fn soak_doublecross(games: usize, seed: u64) -> Report {
             let Some(result) = doublecross::mistakes::check_input_mistake(&g, kind, pick) else {
                 continue;
             };
-            let entry = r.mistakes.entry(kind.flag().as_str()).or_default();
-            entry.0 += 1;
-            match result {
-                Ok(()) => entry.1 += 1,
-                Err(e) => r.fail(e),
-            }
+            r.tally(kind.flag().as_str(), result);
         }
     }
     r
@@ -508,12 +504,10 @@ fn soak_enochian(games: usize, seed: u64) -> Report {
             let Some(inj) = enochian::mistakes::inject(&g, kind, pick) else {
                 continue;
             };
-            let entry = r.mistakes.entry(inj.kind.as_str()).or_default();
-            entry.0 += 1;
-            match enochian::mistakes::check_injection(&g, &inj, rng.random_bool(0.5)) {
-                Ok(()) => entry.1 += 1,
-                Err(e) => r.fail(e),
-            }
+            r.tally(
+                inj.kind.as_str(),
+                enochian::mistakes::check_injection(&g, &inj, rng.random_bool(0.5)),
+            );
         }
     }
     r

@@ -193,19 +193,31 @@ pub enum MatCommand {
     },
 }
 
+/// The files a device is read with, for `watch` and `play` alike.
+#[derive(clap::Args, Clone)]
+pub struct DeviceFiles {
+    /// The deck: for a mat, the tag registry (default: the one `arbiter
+    /// mat register` wrote, else the bundled one); for a camera, a deck
+    /// learned with `arbiter deck learn` (default: the bundled printable
+    /// deck).
+    #[arg(long, value_name = "FILE")]
+    pub deck: Option<PathBuf>,
+    /// A camera's calibration (default: the one `arbiter calibrate` wrote
+    /// in the user's configuration folder, if any).
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
+}
+
 /// How to read a device: a card-reader mat (`--input serial:PATH`) or a
 /// camera (`frames:DIR`, `camera:N`).
 #[derive(clap::Args, Clone)]
 pub struct MatArgs {
+    #[command(flatten)]
+    pub files: DeviceFiles,
     /// The game's setup for a device: a setup file or a table script (its
     /// steps are not used).
     #[arg(long, value_name = "FILE")]
     pub setup: Option<PathBuf>,
-    /// The deck: for a mat, the tag registry (default: the one `arbiter
-    /// mat register` wrote, else the bundled one); for a camera, a deck learned with `arbiter
-    /// deck learn` (default: the bundled printable deck).
-    #[arg(long, value_name = "FILE")]
-    pub deck: Option<PathBuf>,
     /// How long the table must be still before it is judged (default:
     /// 300, for a mat or a camera).
     #[arg(long, value_name = "MS")]
@@ -213,10 +225,6 @@ pub struct MatArgs {
     /// End when the port closes instead of waiting for it to come back.
     #[arg(long)]
     pub no_reconnect: bool,
-    /// A camera's calibration (default: the one `arbiter calibrate` wrote
-    /// in the user's configuration folder, if any).
-    #[arg(long, value_name = "FILE")]
-    pub calibration: Option<PathBuf>,
     /// Frames per second of a frames:DIR recording.
     #[arg(long, default_value_t = 10.0)]
     pub fps: f32,
@@ -227,6 +235,8 @@ pub struct MatArgs {
 
 #[derive(clap::Args)]
 pub struct PlayArgs {
+    #[command(flatten)]
+    pub files: DeviceFiles,
     /// The game: enprise (the default), doublecross, twelve or enochian. A
     /// script input or a --setup file names its own game (an Enochian setup
     /// file sets its mode and divination: `options = { mode = "two-player",
@@ -264,15 +274,6 @@ pub struct PlayArgs {
     /// No terminal bell on flags and checks.
     #[arg(long)]
     pub quiet: bool,
-    /// The deck: for a serial input, the tag registry (default: the one
-    /// `arbiter mat register` wrote, else the bundled one); for a camera, a deck learned with `arbiter
-    /// deck learn` (default: the bundled printable deck).
-    #[arg(long, value_name = "FILE")]
-    pub deck: Option<PathBuf>,
-    /// A camera's calibration (default: the one `arbiter calibrate` wrote
-    /// in the user's configuration folder, if any).
-    #[arg(long, value_name = "FILE")]
-    pub calibration: Option<PathBuf>,
     /// Seed the mock device's random draws (DoubleCross: the `n` key) and
     /// die rolls (Enochian: the `r` key), to deal and roll the same again;
     /// default: from the clock.

@@ -30,8 +30,8 @@ pub struct DeviceSettings {
 impl From<&MatArgs> for DeviceSettings {
     fn from(a: &MatArgs) -> DeviceSettings {
         DeviceSettings {
-            deck: a.deck.clone(),
-            calibration: a.calibration.clone(),
+            deck: a.files.deck.clone(),
+            calibration: a.files.calibration.clone(),
             settle: a.settle_ms.map(Duration::from_millis),
             reconnect: !a.no_reconnect,
             fps: Some(a.fps),

@@ -6,7 +6,6 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow};
 use arbiter::deck::tags::Registry;
 use arbiter::input::mat::{self, MatConfig};
-use arbiter::table::Colour;
 
 use crate::args::MatCommand;
 
@@ -26,13 +25,7 @@ pub fn run(command: MatCommand) -> Result<()> {
             colours,
             settle_ms,
         } => {
-            let colours = colours
-                .iter()
-                .map(|c| {
-                    Colour::from_name(c.trim())
-                        .ok_or_else(|| anyhow!("--colours: unknown colour {c:?}"))
-                })
-                .collect::<Result<Vec<_>>>()?;
+            let colours = super::setup::colours(&colours, "--colours")?;
             let deck = deck
                 .or_else(Registry::user_path)
                 .context("no configuration folder: name the file with --deck FILE")?;

@@ -100,8 +100,8 @@ fn fresh(args: &PlayArgs, seed: u64, delay: &mut Option<Duration>) -> Result<Pla
         }
         Some(input @ (InputSpec::Serial(_) | InputSpec::Camera(_))) => {
             let settings = DeviceSettings {
-                deck: args.deck.clone(),
-                calibration: args.calibration.clone(),
+                deck: args.files.deck.clone(),
+                calibration: args.files.calibration.clone(),
                 reconnect: true,
                 realtime: true,
                 ..DeviceSettings::default()

@@ -67,18 +67,24 @@ pub fn from_args(args: &PlayArgs, seed: u64) -> Result<Script> {
     Ok(setup)
 }
 
+/// The colours `names` name, in order; `option` names the option in the
+/// message for a name that is no colour.
+pub fn colours(names: &[String], option: &str) -> Result<Vec<Colour>> {
+    names
+        .iter()
+        .map(|n| {
+            Colour::from_name(n.trim())
+                .ok_or_else(|| anyhow!("{option}: unknown colour {n:?} (white, black, red, blue)"))
+        })
+        .collect()
+}
+
 fn enprise(args: &PlayArgs, seed: u64) -> Result<Script> {
     let names = args
         .players
         .clone()
         .unwrap_or_else(|| vec!["white".into(), "black".into()]);
-    let players = names
-        .iter()
-        .map(|n| {
-            Colour::from_name(n.trim())
-                .ok_or_else(|| anyhow!("--players: unknown colour {n:?} (white, black, red, blue)"))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let players = colours(&names, "--players")?;
     let mut known = Vec::new();
     for b in &args.battleplans {
         let (name, cards) = b.split_once('=').ok_or_else(|| {
