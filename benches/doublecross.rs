@@ -9,11 +9,11 @@
 use arbiter::games::Game;
 use arbiter::games::doublecross::chess::{MoveKind, Side};
 use arbiter::games::doublecross::deck::{DcCard, Joust, JoustMode};
-use arbiter::games::doublecross::random::{RandomGame, random_game};
 use arbiter::games::doublecross::{Action, DoubleCross, Options, table_of};
 use arbiter::observation::Observation;
 use arbiter::referee::Referee;
 use arbiter::table::Cell;
+use arbiter_testkit::games::doublecross::random::{RandomGame, random_game};
 use divan::{Bencher, black_box};
 
 fn main() {

@@ -5,11 +5,11 @@
 //! `cargo bench --bench enochian`. Positions come from seeded random legal
 //! games, stopped where the acting army has the most legal moves.
 
-use arbiter::games::enochian::random::{busiest_position, random_game};
 use arbiter::games::enochian::{Enochian, Options, cell_of};
 use arbiter::games::{Game, Verdict};
 use arbiter::referee::Referee;
 use arbiter::table::{Cell, Piece, Token};
+use arbiter_testkit::games::enochian::random::{busiest_position, random_game};
 use divan::{Bencher, black_box};
 
 fn main() {

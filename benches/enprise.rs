@@ -7,13 +7,14 @@
 //! Target: judging one observation of a 60-card board in under 50 µs.
 
 use arbiter::event::EventBody;
-use arbiter::games::enprise::random::{position_with_cards, random_game};
 use arbiter::games::enprise::{Action, EnPrise};
 use arbiter::observation::Observation;
 use arbiter::referee::Referee;
 use arbiter::replay::replay;
 use arbiter::script::Script;
 use arbiter::table::{Cell, Table};
+use arbiter_testkit::Played;
+use arbiter_testkit::games::enprise::random::{position_with_cards, random_game};
 use divan::{Bencher, black_box};
 
 fn main() {
@@ -165,7 +166,7 @@ fn replay_script() -> Script {
         REPLAY_TURNS,
         "seed {REPLAY_SEED} ends early"
     );
-    Script::parse("random.toml", &game.to_script()).expect("a random game's script loads")
+    Script::parse("random.toml", &game.script()).expect("a random game's script loads")
 }
 
 /// Replaying a whole 200-turn game (script parsed outside the timing).
@@ -178,6 +179,6 @@ fn replay_200_turns(bencher: Bencher) {
 /// Parsing the same 200-step script, for comparison.
 #[divan::bench]
 fn parse_200_turns(bencher: Bencher) {
-    let text = random_game(REPLAY_SEED, 2, REPLAY_TURNS).to_script();
+    let text = random_game(REPLAY_SEED, 2, REPLAY_TURNS).script();
     bencher.bench_local(|| Script::parse("random.toml", black_box(&text)).expect("loads"));
 }

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use arbiter::deck::tags::{Registry, sim_tag};
 use arbiter::games::enprise::Action;
-use arbiter::games::enprise::random::position_with_cards;
 use arbiter::input::mat::MatHost;
 use arbiter::referee::Referee;
 use arbiter::table::{Cell, Table, Token};
+use arbiter_testkit::games::enprise::random::position_with_cards;
 use divan::{Bencher, black_box};
 use firmware_protocol::{
     CellIndex, CellState, CellStates, Face, Frame, Geometry, MAX_FRAME_LEN, MAX_SCAN_CELLS,

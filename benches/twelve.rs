@@ -6,11 +6,11 @@
 //! games, stopped where the player to act has the most legal actions: the
 //! referee's heaviest position.
 
-use arbiter::games::twelve::random::{busiest_position, random_game};
 use arbiter::games::twelve::{Options, SIDES, Twelve};
 use arbiter::games::{Game, Verdict};
 use arbiter::referee::Referee;
 use arbiter::table::{Card, Cell, Piece, Table, Token};
+use arbiter_testkit::games::twelve::random::{busiest_position, random_game};
 use divan::{Bencher, black_box};
 
 fn main() {

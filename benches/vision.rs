@@ -16,10 +16,10 @@ use arbiter::deck::print::{back, face};
 use arbiter::table::{Card, Cell, Table, Token};
 use arbiter::vision::cards::{Identify, detect, rectify};
 use arbiter::vision::recognise::{Deck, Recogniser};
-use arbiter::vision::record::Filming;
-use arbiter::vision::scene::{HandParams, Scene, SceneParams, felt, render};
 use arbiter::vision::templates::DeckModel;
 use arbiter::vision::watch::{Look, Watcher};
+use arbiter_testkit::record::Filming;
+use arbiter_testkit::scene::{HandParams, Scene, SceneParams, felt, render};
 use divan::{Bencher, black_box};
 
 fn main() {

@@ -16,11 +16,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use arbiter::vision::accuracy::{
+use arbiter_testkit::accuracy::{
     FrameScore, Recognisers, Score, factor_tables, recogniser_for, run_rendered_set, run_set,
     run_varied_set,
 };
-use arbiter::vision::fixtures::tables::table_sets_seeded;
+use arbiter_testkit::fixtures::tables::table_sets_seeded;
 
 fn dirs(of: &Path) -> Result<Vec<PathBuf>, String> {
     if !of.exists() {

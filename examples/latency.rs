@@ -38,11 +38,11 @@ use arbiter::input::vision::{CameraInput, VisionConfig, open};
 use arbiter::observation::Observation;
 use arbiter::script::Script;
 use arbiter::table::Table;
-use arbiter::vision::fixtures::Deck;
-use arbiter::vision::record::{Filming, film};
-use arbiter::vision::scene::surface::{Surface, SurfaceKind};
-use arbiter::vision::scene::{SceneParams, felt, render};
 use arbiter::vision::templates::DeckModel;
+use arbiter_testkit::fixtures::Deck;
+use arbiter_testkit::record::{Filming, film};
+use arbiter_testkit::scene::surface::{Surface, SurfaceKind};
+use arbiter_testkit::scene::{SceneParams, felt, render};
 
 /// Each line written, with when it was written.
 #[derive(Clone, Default)]

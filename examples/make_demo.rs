@@ -6,9 +6,9 @@
 
 use arbiter::event::{Event, EventBody};
 use arbiter::games::enprise::Action;
-use arbiter::games::enprise::random::random_game;
 use arbiter::script::step_toml;
 use arbiter::table::{Card, Cell, Piece, Table, Token};
+use arbiter_testkit::games::enprise::random::random_game;
 
 const SEED: u64 = 1597;
 
@@ -53,13 +53,13 @@ fn flag(kind: &str, cell: Cell, rule: &str) -> String {
 
 fn main() {
     let game = random_game(SEED, 2, 200);
-    let mut out = game.script_header().replace(
-        &format!("# random En Prise game, seed {SEED}\n"),
+    let mut out = String::from(
         "# The bundled demo: a whole En Prise game between two beginners, from the\n\
          # first card to checkmate. They forget a SWAP, forget a FLIP, place a card\n\
          # out of order, and the camera is nudged once; each slip is flagged and\n\
          # mended. Made by `cargo run --example make_demo` (seed 1597).\n",
     );
+    out += &game.setup().to_toml();
     let (mut swap_done, mut flip_done, mut order_done) = (false, false, false);
     for (i, t) in game.turns.iter().enumerate() {
         let before = t.before.table();

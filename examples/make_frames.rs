@@ -20,11 +20,11 @@ use std::fs;
 use std::path::Path;
 
 use arbiter::deck::print::full_deck;
-use arbiter::vision::fixtures::tables::{
+use arbiter_testkit::fixtures::tables::{
     frame_files, render_frame, table_sets, table_sets_seeded, write_table_set,
 };
-use arbiter::vision::fixtures::{Deck, sets};
-use arbiter::vision::scene::{ArtDeck, stand_in_card, write_set};
+use arbiter_testkit::fixtures::{Deck, sets};
+use arbiter_testkit::scene::{ArtDeck, stand_in_card, write_set};
 use image::Rgb;
 
 fn main() -> std::io::Result<()> {

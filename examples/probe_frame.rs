@@ -8,7 +8,7 @@
 //! `cargo run --release --example probe_frame -- decks 14` (and a frame of
 //! `accuracy --unseen 2`: `-- decks 14 2`).
 use arbiter::vision::cards::{Identify, find};
-use arbiter::vision::fixtures::tables::{DeckModels, factors, render_frame, table_sets_seeded};
+use arbiter_testkit::fixtures::tables::{DeckModels, factors, render_frame, table_sets_seeded};
 use image::{Rgb, RgbImage};
 
 fn dist(a: (f32, f32), b: (f32, f32)) -> f32 {

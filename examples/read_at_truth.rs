@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use arbiter::vision::cards::{Identify, rectify};
-use arbiter::vision::fixtures::tables::{DeckModels, rendered_frames};
+use arbiter_testkit::fixtures::tables::{DeckModels, rendered_frames};
 
 fn main() {
     let mut models = DeckModels::default();

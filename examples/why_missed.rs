@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use arbiter::vision::cards::{Detected, Identify, find};
-use arbiter::vision::fixtures::tables::{DeckModels, rendered_frames};
+use arbiter_testkit::fixtures::tables::{DeckModels, rendered_frames};
 
 #[derive(Default)]
 struct Tally {

@@ -9,11 +9,12 @@
 use arbiter::event::{Event, EventBody, FlagKind, events_at as at};
 use arbiter::games::Game;
 use arbiter::games::doublecross::chess::{Move, MoveKind, Position, Side, cell_of};
-use arbiter::games::doublecross::mistakes::{Kind, check_injection, inject, lively_game};
-use arbiter::games::doublecross::random::{RandomGame, random_game, random_options};
 use arbiter::games::doublecross::{Action, DoubleCross, Options, table_of};
 use arbiter::observation::Observation;
 use arbiter::referee::Referee;
+use arbiter_testkit::Played;
+use arbiter_testkit::games::doublecross::mistakes::{Kind, check_injection, inject, lively_game};
+use arbiter_testkit::games::doublecross::random::{RandomGame, random_game, random_options};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::StdRng;

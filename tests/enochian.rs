@@ -10,7 +10,6 @@
 //!   kind and cells, and taking them back lets the game go on unchanged.
 
 use arbiter::event::{Event, EventBody, Flag, FlagKind, How};
-use arbiter::games::enochian::random::{Kind, RandomGame, random_game, random_options};
 use arbiter::games::enochian::rules::{Move, lane_patron};
 use arbiter::games::enochian::{
     BLACK, BLUE, Enochian, KingState, Mode, Options, RED, YELLOW, cell_of, parse_square,
@@ -20,6 +19,8 @@ use arbiter::observation::Observation;
 use arbiter::referee::Referee;
 use arbiter::script::Script;
 use arbiter::table::{Card, Cell, Piece, Table, Token};
+use arbiter_testkit::Played;
+use arbiter_testkit::games::enochian::random::{Kind, RandomGame, random_game, random_options};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -106,8 +107,15 @@ fn script(pieces: &str, to_move: &str, state: &str, options: &str) -> String {
 
 fn game(pieces: &str, to_move: &str, state: &str, options: &str) -> Enochian {
     let text = script(pieces, to_move, state, options);
-    let s = Script::parse("t.toml", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    Enochian::from_script(&s).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    enochian_of(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// The Enochian game a script sets up, or the script's error.
+fn enochian_of(text: &str) -> Result<Enochian, arbiter::script::ScriptError> {
+    Script::parse("t.toml", text)?.build(|setup| match setup {
+        arbiter::setup::GameSetup::Enochian(s) => Enochian::from_setup(s),
+        other => panic!("not an Enochian setup: {other:?}"),
+    })
 }
 
 /// The table after `c` goes from `from` to `to`, showing `shown` there
@@ -834,10 +842,7 @@ fn the_panel_is_filled() {
 
 #[test]
 fn scripts_name_their_errors() {
-    let bad = |text: &str| {
-        let s = Script::parse("t.toml", text).unwrap();
-        Enochian::from_script(&s).unwrap_err()
-    };
+    let bad = |text: &str| enochian_of(text).unwrap_err();
     let e = bad("game = \"enochian\"\noptions = { modes = 1 }\n");
     assert_eq!(e.line, 2, "{e}");
     let mut s = script("uR a1", "blue", "", "");

@@ -11,12 +11,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arbiter::event::Event;
 use arbiter::replay::replay;
 use arbiter::script::Script;
-use arbiter::vision::accuracy::{Score, recogniser_for, run_set};
-use arbiter::vision::fixtures::Deck;
 use arbiter::vision::recognise::{Deck as Faces, Recogniser};
-use arbiter::vision::record::{Filming, film};
-use arbiter::vision::scene::write_set;
 use arbiter::vision::templates::DeckModel;
+use arbiter_testkit::accuracy::{Score, recogniser_for, run_set};
+use arbiter_testkit::fixtures::Deck;
+use arbiter_testkit::record::{Filming, film};
+use arbiter_testkit::scene::write_set;
 use serde_json::Value;
 
 static DIRS: AtomicUsize = AtomicUsize::new(0);
@@ -259,7 +259,7 @@ fn recognise_prints_one_json_line_per_image_and_names_a_bad_one() {
     assert_eq!(v["image"], good);
     assert_eq!(v["busy"], false);
     let cells = v["cells"].as_array().unwrap();
-    let truth = arbiter::vision::accuracy::Truth::load(Path::new("fixtures/frames/clean/000.toml"))
+    let truth = arbiter_testkit::accuracy::Truth::load(Path::new("fixtures/frames/clean/000.toml"))
         .unwrap();
     assert_eq!(cells.len(), truth.table.len());
     for c in cells {

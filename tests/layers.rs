@@ -57,3 +57,49 @@ fn the_device_crates_stand_on_the_core_only() {
         }
     }
 }
+
+/// A dependency table of a manifest (`dependencies`, `dev-dependencies`):
+/// each crate's entry, as written.
+fn table(manifest: &str, key: &str) -> toml::Table {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(manifest);
+    let text = std::fs::read_to_string(&path).expect("the manifest reads");
+    let toml: toml::Table = text.parse().expect("the manifest parses");
+    toml.get(key)
+        .and_then(|d| d.as_table())
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Whether a dependency entry turns on `feature`.
+fn turns_on(entry: &toml::Value, feature: &str) -> bool {
+    entry
+        .get("features")
+        .and_then(|f| f.as_array())
+        .is_some_and(|f| f.iter().any(|x| x.as_str() == Some(feature)))
+}
+
+#[test]
+fn test_support_reaches_the_product_only_as_a_dev_dependency() {
+    // The test-support crate stands on every layer, and only the tests,
+    // benchmarks and examples stand on it.
+    let testkit = dependencies("crates/arbiter-testkit/Cargo.toml");
+    for layer in ["arbiter-core", "arbiter-vision", "arbiter-mat"] {
+        assert!(testkit.contains(layer), "arbiter-testkit lacks {layer}");
+    }
+    let manifests = [
+        "Cargo.toml",
+        "crates/arbiter-core/Cargo.toml",
+        "crates/arbiter-vision/Cargo.toml",
+        "crates/arbiter-mat/Cargo.toml",
+    ];
+    for manifest in manifests {
+        for (name, entry) in table(manifest, "dependencies") {
+            assert_ne!(name, "arbiter-testkit", "{manifest} ships the test support");
+            assert!(
+                !turns_on(&entry, "testkit"),
+                "{manifest} turns on {name}'s testkit for the product"
+            );
+        }
+    }
+    assert!(table("Cargo.toml", "dev-dependencies").contains_key("arbiter-testkit"));
+}

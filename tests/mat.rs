@@ -155,7 +155,8 @@ fn compare(
     // by the offset): move its cells back. A game from a `[start]`, or one
     // with a fixed start position (Twelve's Kings), keeps the start's frame,
     // and the referee aligns the mat onto it.
-    let fixed_start = script.start.is_some() || script.game == arbiter::script::GameKind::Twelve;
+    let fixed_start =
+        script.setup.start_table().is_some() || script.game() == arbiter::script::GameKind::Twelve;
     let back = if fixed_start {
         Cell::default()
     } else {

@@ -17,9 +17,10 @@ mod common;
 use std::sync::OnceLock;
 
 use arbiter::event::EventBody;
-use arbiter::games::enprise::random::random_game;
 use arbiter::replay::replay;
 use arbiter::script::{Script, ScriptError};
+use arbiter_testkit::Played;
+use arbiter_testkit::games::enprise::random::random_game;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 
@@ -38,7 +39,7 @@ fn valid_scripts() -> &'static [String] {
             .collect();
         texts.sort();
         texts.dedup();
-        texts.push(random_game(3, 2, 40).to_script());
+        texts.push(random_game(3, 2, 40).script());
         texts
     })
 }

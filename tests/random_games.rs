@@ -12,13 +12,14 @@
 use arbiter::event::{Event, EventBody};
 use arbiter::games::Verdict;
 use arbiter::games::enprise::EnPrise;
-use arbiter::games::enprise::mistakes::{MISTAKES, check_injection, inject, tables};
-use arbiter::games::enprise::random::random_game;
 use arbiter::observation::Observation;
 use arbiter::referee::Referee;
 use arbiter::replay::replay;
 use arbiter::script::Script;
 use arbiter::table::{Card, Cell, Table};
+use arbiter_testkit::Played;
+use arbiter_testkit::games::enprise::mistakes::{MISTAKES, check_injection, inject, tables};
+use arbiter_testkit::games::enprise::random::random_game;
 use proptest::prelude::*;
 
 fn actions_of(events: &[Event]) -> Vec<(usize, String, String, Option<Card>)> {
@@ -78,7 +79,7 @@ fn normalise(events: Vec<EventBody>) -> Vec<EventBody> {
 
 fn check_legal_replay(seed: u64) -> Result<(), String> {
     let game = random_game(seed, players_for(seed), 200);
-    let text = game.to_script();
+    let text = game.script();
     let script = Script::parse("random.toml", &text).expect("a generated script loads");
     let events = replay(&script).expect("a generated script starts");
     if !flags(&events).is_empty() {

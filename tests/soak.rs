@@ -3,9 +3,7 @@
 //! raise no flag, and every mistake injected into them is flagged right
 //! and recovered from.
 
-#[path = "../examples/soak/soak.rs"]
-#[allow(dead_code)]
-mod soak;
+use arbiter_testkit::soak;
 
 /// The flag kinds each game's soak must have injected, and caught.
 const KINDS: [(&str, &[&str]); 4] = [

@@ -13,15 +13,16 @@
 //! - Random tables never panic the judge.
 
 use arbiter::event::{Event, EventBody, FlagKind, How};
-use arbiter::games::twelve::mistakes::{
-    Kind, Mistake, at, check_injection, check_queen_left, make, plain_states, removal_tables, with,
-};
-use arbiter::games::twelve::random::{RandomGame, random_game, random_options};
 use arbiter::games::twelve::{Action, Options, Phase, SIDES, Twelve};
 use arbiter::games::{Game, Verdict};
 use arbiter::observation::Observation;
 use arbiter::referee::Referee;
 use arbiter::table::{Card, Cell, Colour, Piece, Table, Token};
+use arbiter_testkit::Played;
+use arbiter_testkit::games::twelve::mistakes::{
+    Kind, Mistake, at, check_injection, check_queen_left, make, plain_states, removal_tables, with,
+};
+use arbiter_testkit::games::twelve::random::{RandomGame, random_game, random_options};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

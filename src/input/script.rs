@@ -7,7 +7,8 @@ use crate::observation::Observation;
 use crate::script::Script;
 
 pub struct ScriptInput {
-    script: Script,
+    // Boxed: a script holds its whole setup, and inputs are moved about.
+    script: Box<Script>,
     next: usize,
     delay: Option<Duration>,
     last: Instant,
@@ -17,7 +18,7 @@ impl ScriptInput {
     /// `delay`: step on a timer; without it the caller steps (space).
     pub fn new(script: Script, delay: Option<Duration>) -> Self {
         ScriptInput {
-            script,
+            script: Box::new(script),
             next: 0,
             delay,
             last: Instant::now(),

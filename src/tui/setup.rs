@@ -12,7 +12,7 @@ use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use crate::games::enprise::parse_battleplan;
+use crate::games::enprise::{BattleplanError, parse_battleplan};
 use crate::table::Colour;
 
 pub struct SetupForm {
@@ -60,7 +60,7 @@ impl SetupForm {
         }
     }
 
-    fn check(&self, i: usize) -> Result<(), String> {
+    fn check(&self, i: usize) -> Result<(), BattleplanError> {
         parse_battleplan(&self.plans[i], self.players[i]).map(|_| ())
     }
 
@@ -159,8 +159,13 @@ impl SetupForm {
             let focus = i == self.focus;
             let status = match self.check(i) {
                 Ok(()) => Span::styled("  ok", Style::new().fg(Color::Green)),
-                Err(e) if self.plans[i].is_empty() => Span::raw(format!("  {}", short(&e))).dim(),
-                Err(e) => Span::styled(format!("  {}", short(&e)), Style::new().fg(Color::Yellow)),
+                Err(e) if self.plans[i].is_empty() => {
+                    Span::raw(format!("  {}", short(&e.to_string()))).dim()
+                }
+                Err(e) => Span::styled(
+                    format!("  {}", short(&e.to_string())),
+                    Style::new().fg(Color::Yellow),
+                ),
             };
             lines.push(Line::from(vec![
                 Span::raw(if focus { "▶ " } else { "  " }),

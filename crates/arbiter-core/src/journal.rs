@@ -1019,24 +1019,20 @@ fn record_text(
         })
         .unwrap_or_default();
 
-    let _ = writeln!(out, "Game:        {}", script.game.name());
+    let _ = writeln!(out, "Game:        {}", script.game().name());
     let _ = writeln!(out, "Players:     {}", players.join(", "));
-    for (i, (colour, plan)) in script.battleplan.iter().enumerate() {
+    let plans = script.setup.battleplans().into_iter().flatten();
+    for (i, (colour, plan)) in plans.enumerate() {
         let label = if i == 0 { "Battleplans:" } else { "" };
-        let _ = writeln!(out, "{label:<12} {:<7}{}", colour.name(), plan.value);
+        let _ = writeln!(out, "{label:<12} {:<7}{plan}", colour.name());
     }
-    if !script.options.value.is_empty() {
-        let opts: Vec<String> = script
-            .options
-            .value
-            .iter()
-            .map(|(k, v)| format!("{k} = {v}"))
-            .collect();
+    let options = script.setup.options_changed();
+    if !options.is_empty() {
+        let opts: Vec<String> = options.iter().map(|(k, v)| format!("{k} = {v}")).collect();
         let _ = writeln!(out, "Options:     {}", opts.join(", "));
     }
-    if let Some(start) = &script.start {
-        let to_move = start
-            .to_move
+    if let Some((_, to_move)) = script.setup.start_table() {
+        let to_move = to_move
             .map(|c| format!(", {c} to move"))
             .unwrap_or_default();
         let _ = writeln!(out, "Start:       a set position{to_move}");

@@ -16,4 +16,5 @@ pub mod observation;
 pub mod referee;
 pub mod replay;
 pub mod script;
+pub mod setup;
 pub mod table;

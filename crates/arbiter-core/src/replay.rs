@@ -2,21 +2,12 @@
 //! `arbiter replay`, `arbiter watch --input script:` and the tests share.
 
 use crate::event::Event;
-use crate::games::doublecross::DoubleCross;
-use crate::games::enochian::Enochian;
-use crate::games::enprise::EnPrise;
-use crate::games::twelve::Twelve;
-use crate::referee::{AnyReferee, Referee};
-use crate::script::{GameKind, Script, ScriptError};
+use crate::referee::AnyReferee;
+use crate::script::{Script, ScriptError};
 
 /// A referee for the script's game and setup.
 pub fn referee_for(script: &Script) -> Result<Box<dyn AnyReferee>, ScriptError> {
-    match script.game {
-        GameKind::EnPrise => Ok(Box::new(Referee::new(EnPrise::from_script(script)?))),
-        GameKind::DoubleCross => Ok(Box::new(Referee::new(DoubleCross::from_script(script)?))),
-        GameKind::Twelve => Ok(Box::new(Referee::new(Twelve::from_script(script)?))),
-        GameKind::Enochian => Ok(Box::new(Referee::new(Enochian::from_script(script)?))),
-    }
+    script.referee()
 }
 
 /// Every event of the script, in order: `game_started`, then each step's.
@@ -45,7 +36,7 @@ pub fn record(script: &Script) -> Result<String, ScriptError> {
             0,
             format!(
                 "{} has no standard game record; `arbiter replay` prints its events",
-                script.game.name()
+                script.game().name()
             ),
         )
     })

@@ -11,10 +11,15 @@ use std::ops::Range;
 use std::path::Path;
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use toml::Spanned;
 
+use crate::games::{doublecross, enochian, enprise, twelve};
 use crate::observation::Observation;
-use crate::table::{Cell, Colour, Table, Token};
+use crate::referee::AnyReferee;
+pub use crate::setup::GameKind;
+use crate::setup::{GameSetup, Part, SetupError, Start, cell_key, lay_throne};
+use crate::table::{Cell, Colour, Table};
 
 /// A problem in a script (or any TOML input), located.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,61 +31,50 @@ pub struct ScriptError {
     pub message: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameKind {
-    EnPrise,
-    DoubleCross,
-    Twelve,
-    Enochian,
-}
-
-impl GameKind {
-    pub fn parse(s: &str) -> Option<GameKind> {
-        match s {
-            "enprise" => Some(GameKind::EnPrise),
-            "doublecross" => Some(GameKind::DoubleCross),
-            "twelve" => Some(GameKind::Twelve),
-            "enochian" => Some(GameKind::Enochian),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            GameKind::EnPrise => "enprise",
-            GameKind::DoubleCross => "doublecross",
-            GameKind::Twelve => "twelve",
-            GameKind::Enochian => "enochian",
-        }
-    }
-}
-
-/// A value with the line it was written on, for errors found after parsing.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Located<T> {
-    pub value: T,
-    pub line: usize,
-}
-
+/// A table script: a game's setup, and the observations to replay.
 #[derive(Clone, Debug)]
 pub struct Script {
     /// The file name used in messages.
     pub file: String,
-    pub game: GameKind,
-    pub players: Option<Located<Vec<Colour>>>,
-    pub options: Located<toml::Table>,
-    /// Each player's Battleplan text, by colour (En Prise).
-    pub battleplan: BTreeMap<Colour, Located<String>>,
-    pub start: Option<Start>,
+    pub setup: GameSetup,
+    /// Where each part of the setup was written, to locate its errors.
+    pub lines: SetupLines,
     pub steps: Vec<Step>,
 }
 
-#[derive(Clone, Debug)]
-pub struct Start {
-    pub table: Table,
-    pub to_move: Option<Colour>,
-    pub state: Located<toml::Table>,
-    pub line: usize,
+/// The line of each part of a script's setup (0 where the part is not
+/// written).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SetupLines {
+    pub players: usize,
+    pub battleplans: BTreeMap<Colour, usize>,
+    pub options: usize,
+    pub start: usize,
+    pub state: usize,
+}
+
+impl SetupLines {
+    /// The line to name for a problem in `part`.
+    pub fn of(&self, part: Part) -> usize {
+        let or_first = |line: usize| if line == 0 { 1 } else { line };
+        match part {
+            Part::Players => or_first(self.players),
+            Part::Battleplan(c) => self
+                .battleplans
+                .get(&c)
+                .copied()
+                .unwrap_or_else(|| or_first(self.players)),
+            Part::Options => or_first(self.options),
+            Part::Start => self.start,
+            Part::State => {
+                if self.state == 0 {
+                    self.start
+                } else {
+                    self.state
+                }
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -101,51 +95,38 @@ impl Script {
         }
     }
 
-    /// The `options` table as a game's typed options (`deny_unknown_fields`
-    /// there makes a typo an error naming the line).
-    pub fn options_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScriptError> {
-        self.options
-            .value
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| {
-                self.error(self.options.line, format!("options: {}", e.message()))
-            })
+    pub fn game(&self) -> GameKind {
+        self.setup.kind()
     }
 
-    /// For the two-player games of White against Black: `players`, if
-    /// given, must be exactly that (`wrong_players` says so), and there
-    /// are no Battleplans.
-    pub fn white_against_black(&self, game: &str, wrong_players: &str) -> Result<(), ScriptError> {
-        if let Some(p) = &self.players
-            && p.value != [Colour::White, Colour::Black]
-        {
-            return Err(self.error(p.line, wrong_players));
-        }
-        if let Some((_, bp)) = self.battleplan.iter().next() {
-            return Err(self.error(
-                bp.line,
-                format!("[battleplan] belongs to En Prise, not {game}"),
-            ));
-        }
-        Ok(())
-    }
-
-    /// A setup with nothing but its game (no players, options, Battleplans
-    /// or start: the game's defaults), to fill in as typed values.
-    pub fn setup_of(game: GameKind) -> Script {
+    /// A script of a setup alone, with no steps (for a setup built as
+    /// typed values, such as the command line's).
+    pub fn of_setup(file: &str, setup: GameSetup) -> Script {
         Script {
-            file: "setup".into(),
-            game,
-            players: None,
-            options: Located {
-                value: toml::Table::new(),
-                line: 0,
-            },
-            battleplan: BTreeMap::new(),
-            start: None,
+            file: file.into(),
+            setup,
+            lines: SetupLines::default(),
             steps: Vec::new(),
         }
+    }
+
+    /// A setup problem, at the line of the part it lies in.
+    pub fn locate(&self, e: &SetupError) -> ScriptError {
+        self.error(self.lines.of(e.part), e)
+    }
+
+    /// Builds something from the setup (a game, a referee), locating a
+    /// setup problem in the file.
+    pub fn build<T>(
+        &self,
+        build: impl FnOnce(&GameSetup) -> Result<T, SetupError>,
+    ) -> Result<T, ScriptError> {
+        build(&self.setup).map_err(|e| self.locate(&e))
+    }
+
+    /// The referee of the script's game and setup.
+    pub fn referee(&self) -> Result<Box<dyn AnyReferee>, ScriptError> {
+        self.build(GameSetup::referee)
     }
 
     pub fn load(path: &Path) -> Result<Script, ScriptError> {
@@ -179,59 +160,58 @@ impl Script {
                 ),
             )
         })?;
+        let mut at = SetupLines::default();
 
-        let players =
-            match raw.players {
-                None => None,
-                Some(p) => {
-                    let line = lines.line_of(p.span().start);
-                    let mut colours = Vec::new();
-                    for name in p.get_ref() {
-                        let c = Colour::from_name(name).ok_or_else(|| {
-                        err(line, format!(
-                            "unknown player colour {name:?} (white, black, red, blue or yellow)"
-                        ))
+        let players = match raw.players {
+            None => None,
+            Some(p) => {
+                let line = lines.line_of(p.span().start);
+                at.players = line;
+                let mut colours = Vec::new();
+                for name in p.get_ref() {
+                    let c = Colour::from_name(name).ok_or_else(|| {
+                        err(
+                            line,
+                            format!(
+                                "unknown player colour {name:?} (white, black, red, blue or yellow)"
+                            ),
+                        )
                     })?;
-                        if colours.contains(&c) {
-                            return Err(err(line, format!("player {name:?} is listed twice")));
-                        }
-                        colours.push(c);
+                    if colours.contains(&c) {
+                        return Err(err(line, format!("player {name:?} is listed twice")));
                     }
-                    Some(Located {
-                        value: colours,
-                        line,
-                    })
+                    colours.push(c);
                 }
-            };
-
-        let options = match raw.options {
-            None => Located {
-                value: toml::Table::new(),
-                line: 0,
-            },
-            Some(o) => Located {
-                line: lines.line_of(o.span().start),
-                value: o.into_inner(),
-            },
+                Some(colours)
+            }
         };
 
-        let mut battleplan = BTreeMap::new();
+        let options = match raw.options {
+            None => toml::Table::new(),
+            Some(o) => {
+                at.options = lines.line_of(o.span().start);
+                o.into_inner()
+            }
+        };
+
+        let mut battleplans = BTreeMap::new();
         if let Some(bp) = raw.battleplan {
             for (name, plan) in bp.into_inner() {
                 let line = lines.line_of(plan.span().start);
+                if game != GameKind::EnPrise {
+                    return Err(err(
+                        line,
+                        format!("[battleplan] belongs to En Prise, not {}", game.title()),
+                    ));
+                }
                 let c = Colour::from_name(&name).ok_or_else(|| {
                     err(
                         line,
                         format!("[battleplan] names an unknown colour {name:?}"),
                     )
                 })?;
-                battleplan.insert(
-                    c,
-                    Located {
-                        value: plan.into_inner(),
-                        line,
-                    },
-                );
+                at.battleplans.insert(c, line);
+                battleplans.insert(c, plan.into_inner());
             }
         }
 
@@ -239,6 +219,7 @@ impl Script {
             None => None,
             Some(s) => {
                 let line = lines.line_of(s.span().start);
+                at.start = line;
                 let s = s.into_inner();
                 let origin = s.origin.map(|[c, r]| Cell::new(c, r)).unwrap_or_default();
                 let mut table = grid(&lines, text, &s.table, origin).map_err(|(l, m)| err(l, m))?;
@@ -255,22 +236,41 @@ impl Script {
                     })?),
                 };
                 let state = match s.state {
-                    None => Located {
-                        value: toml::Table::new(),
-                        line,
-                    },
-                    Some(st) => Located {
-                        line: lines.line_of(st.span().start),
-                        value: st.into_inner(),
-                    },
+                    None => toml::Table::new(),
+                    Some(st) => {
+                        at.state = lines.line_of(st.span().start);
+                        st.into_inner()
+                    }
                 };
-                Some(Start {
-                    table,
-                    to_move,
-                    state,
-                    line,
-                })
+                Some((table, to_move, state))
             }
+        };
+        let state_line = at.state.max(at.start);
+        let state_err = |m: &str| err(state_line, format!("[start] state: {m}"));
+        let options_line = at.options;
+        let options_err = |m: &str| err(options_line, format!("options: {m}"));
+        let setup = match game {
+            GameKind::EnPrise => GameSetup::EnPrise(enprise::Setup {
+                players,
+                battleplans,
+                options: typed(options.clone(), &options_err)?,
+                start: start_of(&start, &state_err)?,
+            }),
+            GameKind::DoubleCross => GameSetup::DoubleCross(doublecross::Setup {
+                players,
+                options: typed(options.clone(), &options_err)?,
+                start: start_of(&start, &state_err)?,
+            }),
+            GameKind::Twelve => GameSetup::Twelve(twelve::Setup {
+                players,
+                options: typed(options.clone(), &options_err)?,
+                start: start_of(&start, &state_err)?,
+            }),
+            GameKind::Enochian => GameSetup::Enochian(enochian::Setup {
+                players,
+                options: typed(options.clone(), &options_err)?,
+                start: start_of(&start, &state_err)?,
+            }),
         };
 
         let mut steps = Vec::with_capacity(raw.step.len());
@@ -284,70 +284,52 @@ impl Script {
 
         Ok(Script {
             file: file.to_string(),
-            game,
-            players,
-            options,
-            battleplan,
-            start,
+            setup,
+            lines: at,
             steps,
         })
     }
 
-    /// The script's setup (game, players, options, Battleplans, start) as a
-    /// table script without steps: what a journal keeps to rebuild the game.
+    /// The script's setup as a table script without steps: what a journal
+    /// keeps to rebuild the game.
     pub fn setup_toml(&self) -> String {
-        use toml::Value;
-        let mut t = toml::Table::new();
-        t.insert("game".into(), Value::from(self.game.name()));
-        if let Some(p) = &self.players {
-            t.insert(
-                "players".into(),
-                Value::from(p.value.iter().map(|c| c.name()).collect::<Vec<_>>()),
-            );
-        }
-        if !self.options.value.is_empty() {
-            t.insert("options".into(), Value::Table(self.options.value.clone()));
-        }
-        if !self.battleplan.is_empty() {
-            let bp = self
-                .battleplan
-                .iter()
-                .map(|(c, p)| (c.name().to_string(), Value::from(p.value.clone())));
-            t.insert("battleplan".into(), Value::Table(bp.collect()));
-        }
-        if let Some(start) = &self.start {
-            let (origin, grid) = start.table.to_grid();
-            let mut st = toml::Table::new();
-            st.insert("table".into(), Value::from(grid));
-            st.insert("origin".into(), Value::from(vec![origin.col, origin.row]));
-            let pairs: toml::Table = start
-                .table
-                .pairs()
-                .map(|(cell, t)| {
-                    let key = cell
-                        .square()
-                        .unwrap_or_else(|| format!("{},{}", cell.col, cell.row));
-                    (key, Value::from(t.to_string()))
-                })
-                .collect();
-            if !pairs.is_empty() {
-                st.insert("thrones".into(), Value::Table(pairs));
-            }
-            if let Some(c) = start.to_move {
-                st.insert("to_move".into(), Value::from(c.name()));
-            }
-            if !start.state.value.is_empty() {
-                st.insert("state".into(), Value::Table(start.state.value.clone()));
-            }
-            t.insert("start".into(), Value::Table(st));
-        }
-        toml::to_string(&t).expect("a TOML table always serialises")
+        self.setup.to_toml()
     }
 
     /// The observations in order, for inputs that replay the script.
     pub fn observations(&self) -> impl Iterator<Item = &Observation> {
         self.steps.iter().map(|s| &s.observation)
     }
+}
+
+/// The start position with the game's typed state.
+type RawStartParts = (Table, Option<Colour>, toml::Table);
+
+fn start_of<S: DeserializeOwned>(
+    start: &Option<RawStartParts>,
+    err: &dyn Fn(&str) -> ScriptError,
+) -> Result<Option<Start<S>>, ScriptError> {
+    start
+        .as_ref()
+        .map(|(table, to_move, state)| {
+            Ok(Start {
+                table: table.clone(),
+                to_move: *to_move,
+                state: typed(state.clone(), err)?,
+            })
+        })
+        .transpose()
+}
+
+/// A TOML table as a game's typed part (its options, its start state):
+/// `deny_unknown_fields` there makes a typo an error.
+fn typed<T: DeserializeOwned>(
+    table: toml::Table,
+    err: &dyn Fn(&str) -> ScriptError,
+) -> Result<T, ScriptError> {
+    table
+        .try_into()
+        .map_err(|e: toml::de::Error| err(e.message().trim()))
 }
 
 #[derive(Deserialize)]
@@ -474,56 +456,24 @@ fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step
     })
 }
 
-/// Lays a `thrones` table (`{ e1 = "uK+uN" }`) over a grid: each named
-/// cell holds both cards, and the grid must show one of them there.
+/// Lays a `thrones` table (`{ e1 = "uK+uN" }`) over a grid.
 fn lay_thrones(table: &mut Table, thrones: &toml::Table) -> Result<(), String> {
     for (key, value) in thrones {
-        let cell = cell_key(key).ok_or_else(|| {
-            format!("thrones: {key:?} is not a square (such as e1) or a cell (such as \"4,7\")")
-        })?;
         let text = value
             .as_str()
             .ok_or_else(|| format!("thrones: {key} must be a pair such as \"uK+uN\""))?;
-        let pair = Token::parse_pair(text).map_err(|e| format!("thrones: {key}: {e}"))?;
-        let shown = table.get(cell);
-        if !shown
-            .and_then(Token::card)
-            .is_some_and(|c| pair.cards().any(|p| p == c))
-        {
-            let shown = shown.map_or("..".to_string(), |t| t.to_string());
-            return Err(format!(
-                "thrones: {key} = {text:?}, but the grid shows {shown} there (it shows one of the pair)"
-            ));
-        }
-        table.set(cell, Some(pair));
+        lay_throne(table, key, text)?;
     }
     Ok(())
-}
-
-/// A `thrones` key: an algebraic square of the 8x8 board, or `"col,row"`.
-fn cell_key(key: &str) -> Option<Cell> {
-    if let Some((c, r)) = key.split_once(',') {
-        let cell = Cell::new(c.trim().parse().ok()?, r.trim().parse().ok()?);
-        return cell.in_range().then_some(cell);
-    }
-    let b = key.as_bytes();
-    match b {
-        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
-            Some(Cell::new(i32::from(f - b'a'), 8 - i32::from(r - b'0')))
-        }
-        _ => None,
-    }
 }
 
 /// The `thrones = { ... }` line for a table's pairs, if it has any.
 pub fn thrones_toml(table: &Table) -> Option<String> {
     let items: Vec<String> = table
         .pairs()
-        .map(|(cell, t)| {
-            let key = cell
-                .square()
-                .unwrap_or_else(|| format!("\"{},{}\"", cell.col, cell.row));
-            format!("{key} = \"{t}\"")
+        .map(|(cell, t)| match cell.square() {
+            Some(square) => format!("{square} = \"{t}\""),
+            None => format!("\"{}\" = \"{t}\"", cell_key(cell)),
         })
         .collect();
     (!items.is_empty()).then(|| format!("thrones = {{ {} }}\n", items.join(", ")))
@@ -585,10 +535,61 @@ pub fn step_toml(table: &Table) -> String {
     )
 }
 
+/// Writes a table of a chessboard game as a script step: all 8 rows, rank
+/// 8 first, `..` for an empty square, as players read a board.
+pub fn board_step_toml(table: &Table) -> String {
+    let mut grid = String::new();
+    for row in 0..8 {
+        let tokens: Vec<String> = (0..8)
+            .map(|col| match table.get(Cell::new(col, row)) {
+                Some(tok) => tok.grid_token().to_string(),
+                None => "..".into(),
+            })
+            .collect();
+        grid.push_str(&tokens.join(" "));
+        grid.push('\n');
+    }
+    format!(
+        "[[step]]\ntable = \"\"\"\n{grid}\"\"\"\n{}",
+        thrones_toml(table).unwrap_or_default()
+    )
+}
+
+/// Writes one observation as a script step; `chessboard` writes tables
+/// as whole boards.
+pub fn observation_toml(observation: &Observation, chessboard: bool) -> String {
+    match observation {
+        Observation::Table(t) if chessboard => board_step_toml(t),
+        Observation::Table(t) => step_toml(t),
+        Observation::Busy => "[[step]]\nbusy = true\n".into(),
+        Observation::Draw(card) => format!("[[step]]\ndraw = \"{card}\"\n"),
+        Observation::Call { call, by } => match by {
+            Some(by) => format!("[[step]]\ncall = \"{call}\"\nby = \"{by}\"\n"),
+            None => format!("[[step]]\ncall = \"{call}\"\n"),
+        },
+        Observation::Roll(n) => format!("[[step]]\nroll = {n}\n"),
+    }
+}
+
+/// A setup and the observations that follow it, as a table script
+/// ([`Script::parse`] reads it back).
+pub fn write<'a>(
+    setup: &GameSetup,
+    observations: impl IntoIterator<Item = &'a Observation>,
+) -> String {
+    let chessboard = setup.kind().chessboard();
+    let mut out = setup.to_toml();
+    for o in observations {
+        out.push('\n');
+        out.push_str(&observation_toml(o, chessboard));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{Card, Piece};
+    use crate::table::{Card, Piece, Token};
 
     const GOOD: &str = r#"game = "enprise"
 players = ["white", "black"]
@@ -613,9 +614,9 @@ bP wN
     #[test]
     fn loads_setup_steps_and_expectations() {
         let s = Script::parse("t.toml", GOOD).unwrap();
-        assert_eq!(s.game, GameKind::EnPrise);
-        assert_eq!(s.players.unwrap().value, vec![Colour::White, Colour::Black]);
-        assert_eq!(s.battleplan[&Colour::Black].line, 6);
+        assert_eq!(s.game(), GameKind::EnPrise);
+        assert_eq!(s.setup.players(), Some(&[Colour::White, Colour::Black][..]));
+        assert_eq!(s.lines.battleplans[&Colour::Black], 6);
         assert_eq!(s.steps.len(), 2);
         assert_eq!(s.steps[0].line, 8);
         assert_eq!(s.steps[0].expect[0]["to"], serde_json::json!([0, 0]));
@@ -665,25 +666,54 @@ bP wN
             "[start]\ntable = \"\"\"\nwN ##\n\"\"\"\nto_move = \"black\"\nstate = { played = { white = 1 } }\n\n[[step]]\ntable = \"\"\"\nwN",
         );
         let s = Script::parse("t.toml", &text).unwrap();
-        assert!(s.start.is_some());
+        assert!(s.setup.start_table().is_some());
         let back = Script::parse("setup.toml", &s.setup_toml()).unwrap();
         assert!(back.steps.is_empty());
-        assert_eq!(back.game, s.game);
-        assert_eq!(
-            back.players.as_ref().unwrap().value,
-            s.players.as_ref().unwrap().value
+        assert_eq!(back.setup, s.setup, "{}", s.setup_toml());
+    }
+
+    #[test]
+    fn a_setup_problem_names_the_line_of_its_part() {
+        let text = GOOD.replace(
+            "white = \"N P P B Q R P P N P B P R P P\"",
+            "white = \"N P P\"",
         );
-        let plans = |x: &Script| {
-            x.battleplan
-                .iter()
-                .map(|(c, p)| (*c, p.value.clone()))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(plans(&back), plans(&s));
-        let (a, b) = (back.start.unwrap(), s.start.unwrap());
+        let e = Script::parse("t.toml", &text)
+            .unwrap()
+            .referee()
+            .err()
+            .expect("a short Battleplan");
+        assert_eq!(e.line, 5, "{e}");
+        assert!(e.message.starts_with("white's Battleplan: "), "{e}");
+        let e = Script::parse(
+            "t.toml",
+            &GOOD.replace(
+                "[battleplan]",
+                "options = { pawns_atack = true }\n[battleplan]",
+            ),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.message.contains("pawns_atack"), "{e}");
+        let e = Script::parse("t.toml", &GOOD.replace("\"enprise\"", "\"twelve\"")).unwrap_err();
+        assert!(e.message.contains("belongs to En Prise"), "{e}");
+    }
+
+    #[test]
+    fn a_written_script_reads_back_as_the_same_setup_and_steps() {
+        let s = Script::parse("t.toml", GOOD).unwrap();
+        let mut observations: Vec<Observation> = s.observations().cloned().collect();
+        observations.push(Observation::Busy);
+        observations.push(Observation::Call {
+            call: "check".into(),
+            by: Some("white".into()),
+        });
+        let text = write(&s.setup, &observations);
+        let back = Script::parse("w.toml", &text).unwrap();
+        assert_eq!(back.setup, s.setup, "{text}");
         assert_eq!(
-            (a.table, a.to_move, a.state.value),
-            (b.table, b.to_move, b.state.value)
+            back.observations().cloned().collect::<Vec<_>>(),
+            observations
         );
     }
 

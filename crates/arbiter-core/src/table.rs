@@ -233,6 +233,36 @@ impl Piece {
     }
 }
 
+/// Reads a list of one colour's pieces, as players write a Battleplan or a
+/// supply: letters (`"N P B"`, or `"NPB"` run together) or tokens of that
+/// colour (`"wN wP wB"`). The games check the counts.
+pub fn parse_pieces(text: &str, colour: Colour) -> Result<Vec<Piece>, BadPiece> {
+    // "NPPBQRPPNPBPRPP" is as good as "N P P B ...": easier to type.
+    let trimmed = text.trim();
+    let compact = !trimmed.contains(char::is_whitespace) && trimmed.len() > 2;
+    let tokens: Vec<String> = if compact {
+        trimmed.chars().map(String::from).collect()
+    } else {
+        trimmed.split_whitespace().map(String::from).collect()
+    };
+    tokens
+        .into_iter()
+        .map(|tok| {
+            let letter = match tok.chars().collect::<Vec<_>>()[..] {
+                [p] => p,
+                [c, p] if Colour::from_letter(c) == Some(colour) => p,
+                _ => return Err(BadPiece(tok)),
+            };
+            Piece::from_letter(letter).ok_or(BadPiece(tok))
+        })
+        .collect()
+}
+
+/// A word in a list of pieces that is no piece of the list's colour.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad piece {0:?}: write piece letters K Q R B N P, such as \"Q R B\"")]
+pub struct BadPiece(pub String);
+
 /// A card's face: its colour and the piece printed on it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Card {

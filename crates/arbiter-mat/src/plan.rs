@@ -184,8 +184,9 @@ impl Physical {
 pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPlan, String> {
     // The mat must cover every cell any step uses.
     let mut all: Vec<Cell> = Vec::new();
-    if let Some(s) = &script.start {
-        all.extend(s.table.iter().map(|(c, _)| c));
+    let start = script.setup.start_table().map(|(table, _)| table);
+    if let Some(table) = start {
+        all.extend(table.iter().map(|(c, _)| c));
     }
     for step in &script.steps {
         if let Observation::Table(t) = &step.observation {
@@ -220,8 +221,8 @@ pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPla
         cols: cols as u8,
         rows: rows as u8,
     };
-    if let Some(s) = &script.start {
-        for (c, t) in s.table.iter() {
+    if let Some(table) = start {
+        for (c, t) in table.iter() {
             let p = sim.new_card(t);
             sim.stacks.insert(c.plus(offset), vec![p]);
         }

@@ -1239,9 +1239,9 @@ mod tests {
 
     fn check_tables(script: &Script, host: &TestHost) {
         let start = script
-            .start
-            .as_ref()
-            .map(|s| s.table.clone())
+            .setup
+            .start_table()
+            .map(|(table, _)| table.clone())
             .unwrap_or_default();
         let want = distinct(&start, &script_tables(script));
         let got = distinct(&start, &host.tables);

@@ -147,7 +147,7 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
             let path = args
                 .journal
                 .clone()
-                .unwrap_or_else(|| arbiter::journal::default_journal_path(setup.game.name()));
+                .unwrap_or_else(|| arbiter::journal::default_journal_path(setup.game().name()));
             (Journal::create(&path, &setup.setup_toml())?, Vec::new())
         }
     };
@@ -161,9 +161,10 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
 }
 
 fn colours_of(script: &Script) -> Vec<Colour> {
-    match &script.players {
-        Some(p) => p.value.clone(),
-        None => script.battleplan.keys().copied().collect(),
+    match (script.setup.players(), script.setup.battleplans()) {
+        (Some(p), _) => p.to_vec(),
+        (None, Some(plans)) => plans.keys().copied().collect(),
+        (None, None) => Vec::new(),
     }
 }
 

@@ -1,13 +1,15 @@
 //! A game's setup from the command line (`--game`, `--players`,
-//! `--battleplan`, `--setup`), built as a typed [`Script`] header and
-//! checked by the referee that will play it.
+//! `--battleplan`, `--setup`), built as a typed [`GameSetup`] and checked
+//! by the referee that will play it.
 
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
+use arbiter::games::enprise;
 use arbiter::games::enprise::parse_battleplan;
 use arbiter::replay::referee_for;
-use arbiter::script::{GameKind, Located, Script};
+use arbiter::script::Script;
+use arbiter::setup::{GameKind, GameSetup};
 use arbiter::table::Colour;
 use arbiter::tui::setup::SetupForm;
 
@@ -29,12 +31,12 @@ pub fn game_of(args: &PlayArgs) -> Result<GameKind> {
 pub fn same_game(args: &PlayArgs, file: &Path, script: &Script) -> Result<()> {
     if args.game.is_some() {
         let named = game_of(args)?;
-        if named != script.game {
+        if named != script.game() {
             bail!(
                 "--game {} but {} is set up for {}: leave --game out, or name another file",
                 named.name(),
                 file.display(),
-                script.game.name()
+                script.game().name()
             );
         }
     }
@@ -54,17 +56,20 @@ pub fn from_args(args: &PlayArgs, seed: u64) -> Result<Script> {
         return Ok(script);
     }
     let setup = match game_of(args)? {
-        GameKind::EnPrise => enprise(args, seed)?,
+        GameKind::EnPrise => en_prise(args, seed)?,
         GameKind::DoubleCross => doublecross(args)?,
         other => {
             let setup = plain(args, other)?;
             // A game this build does not referee is the --game's fault.
-            referee_for(&setup).map_err(|e| anyhow!("--game {}: {}", other.name(), e.message))?;
+            setup
+                .referee()
+                .map_err(|e| anyhow!("--game {}: {e}", other.name()))?;
             setup
         }
     };
-    referee_for(&setup)?;
-    Ok(setup)
+    let script = Script::of_setup("the command line", setup);
+    referee_for(&script)?;
+    Ok(script)
 }
 
 /// The colours `names` name, in order; `option` names the option in the
@@ -79,7 +84,7 @@ pub fn colours(names: &[String], option: &str) -> Result<Vec<Colour>> {
         .collect()
 }
 
-fn enprise(args: &PlayArgs, seed: u64) -> Result<Script> {
+fn en_prise(args: &PlayArgs, seed: u64) -> Result<GameSetup> {
     let names = args
         .players
         .clone()
@@ -103,24 +108,19 @@ fn enprise(args: &PlayArgs, seed: u64) -> Result<Script> {
             .context("the terminal")?
             .context("setup cancelled: no game started")?
     };
-    let mut setup = Script::setup_of(GameKind::EnPrise);
-    setup.players = Some(Located {
-        value: players,
-        line: 0,
-    });
-    setup.battleplan = plans
-        .into_iter()
-        .map(|(c, p)| {
-            let value = p.trim().to_string();
-            (c, Located { value, line: 0 })
-        })
-        .collect();
-    Ok(setup)
+    Ok(GameSetup::EnPrise(enprise::Setup {
+        players: Some(players),
+        battleplans: plans
+            .into_iter()
+            .map(|(c, p)| (c, p.trim().to_string()))
+            .collect(),
+        ..Default::default()
+    }))
 }
 
 /// DoubleCross from the command line: the standard start and deck; its
 /// options (joust, ...) come from a --setup file.
-fn doublecross(args: &PlayArgs) -> Result<Script> {
+fn doublecross(args: &PlayArgs) -> Result<GameSetup> {
     if !args.battleplans.is_empty() {
         bail!("--battleplan: DoubleCross has no Battleplans (its cards are drawn during the game)");
     }
@@ -133,17 +133,17 @@ fn doublecross(args: &PlayArgs) -> Result<Script> {
             );
         }
     }
-    Ok(Script::setup_of(GameKind::DoubleCross))
+    Ok(GameKind::DoubleCross.default_setup())
 }
 
 /// Another game from the command line: its defaults (its options come
 /// from a --setup file).
-fn plain(args: &PlayArgs, game: GameKind) -> Result<Script> {
+fn plain(args: &PlayArgs, game: GameKind) -> Result<GameSetup> {
     if args.players.is_some() || !args.battleplans.is_empty() {
         bail!(
             "--players and --battleplan set up En Prise; set up {} with --setup FILE",
             game.name()
         );
     }
-    Ok(Script::setup_of(game))
+    Ok(game.default_setup())
 }

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::table::{Card, Colour, Piece};
 
@@ -144,7 +144,7 @@ impl fmt::Display for DcCard {
 }
 
 /// DC-2.3: whether Joust cards are in the deck, and what becomes of a used one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JoustMode {
     #[default]

@@ -13,10 +13,14 @@
 pub mod chess;
 pub mod deck;
 mod judge;
+#[cfg(any(test, feature = "testkit"))]
 pub mod mistakes;
 pub mod pgn;
+#[cfg(any(test, feature = "testkit"))]
 pub mod random;
 mod setup;
+
+pub use setup::{Setup, SetupOptions, StartState};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -12,6 +12,7 @@ use super::deck::{DcCard, Joust};
 use super::{Action, DoubleCross, Options, PLAYERS, new_checks, table_of};
 use crate::games::{Game, Verdict};
 use crate::observation::Observation;
+use crate::setup::GameSetup;
 use crate::table::Table;
 
 /// One observation of a random game and the state it leads to.
@@ -33,63 +34,18 @@ pub struct RandomGame {
 }
 
 impl RandomGame {
-    /// The game as a table script (a start table, then every step).
-    pub fn script(&self) -> String {
-        let mut out = String::from("game = \"doublecross\"\n");
-        let mut opts = Vec::new();
-        match self.opts.joust {
-            super::deck::JoustMode::Off => {}
-            super::deck::JoustMode::Once => opts.push("joust = \"once\"".to_string()),
-            super::deck::JoustMode::Recycle => opts.push("joust = \"recycle\"".to_string()),
-        }
-        for (name, on) in [
-            ("delayed_promotion", self.opts.delayed_promotion),
-            ("free_self_removal", self.opts.free_self_removal),
-            ("announce_checks", self.opts.announce_checks),
-        ] {
-            if on {
-                opts.push(format!("{name} = true"));
-            }
-        }
-        if !opts.is_empty() {
-            out.push_str(&format!("options = {{ {} }}\n", opts.join(", ")));
-        }
-        for s in &self.steps {
-            out.push('\n');
-            out.push_str(&step_toml(&s.observation));
-        }
-        out
+    /// The setup the game was played from.
+    pub fn setup(&self) -> GameSetup {
+        GameSetup::DoubleCross(super::Setup {
+            options: super::SetupOptions::from(&self.opts),
+            ..Default::default()
+        })
     }
-}
 
-/// One script step: a table as the whole 8x8 board, rank 8 first.
-pub fn step_toml(obs: &Observation) -> String {
-    match obs {
-        Observation::Table(t) => format!("[[step]]\ntable = \"\"\"\n{}\"\"\"\n", board_grid(t)),
-        Observation::Busy => "[[step]]\nbusy = true\n".into(),
-        Observation::Draw(card) => format!("[[step]]\ndraw = \"{card}\"\n"),
-        Observation::Call { call, by } => match by {
-            Some(by) => format!("[[step]]\ncall = \"{call}\"\nby = \"{by}\"\n"),
-            None => format!("[[step]]\ncall = \"{call}\"\n"),
-        },
-        Observation::Roll(n) => format!("[[step]]\nroll = {n}\n"),
+    /// The observations in order, as an input reports them.
+    pub fn observations(&self) -> Vec<Observation> {
+        self.steps.iter().map(|s| s.observation.clone()).collect()
     }
-}
-
-/// The 8 rows of an 8x8 table, `..` for an empty square.
-pub fn board_grid(t: &Table) -> String {
-    let mut out = String::new();
-    for row in 0..8 {
-        let tokens: Vec<String> = (0..8)
-            .map(|col| match t.get(crate::table::Cell::new(col, row)) {
-                Some(tok) => tok.to_string(),
-                None => "..".into(),
-            })
-            .collect();
-        out.push_str(&tokens.join(" "));
-        out.push('\n');
-    }
-    out
 }
 
 /// Plays a random legal game for at most `max_turns` turns.

@@ -1,5 +1,5 @@
-//! Building a DoubleCross game from a table script: the options of the spec
-//! and an optional `[start]` position with its state keys:
+//! A DoubleCross setup: the options of the spec and an optional start
+//! position with its state keys, as a table script writes them:
 //!
 //! ```toml
 //! [start]
@@ -15,61 +15,93 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::chess::{Position, Side, parse_square, square_of};
 use super::deck::{DcCard, JoustMode, standard_counts};
 use super::{DoubleCross, Options, card_of, clear_lost_rights};
-use crate::script::{Script, ScriptError};
-use crate::table::{Card, Piece, Token};
+use crate::setup::{Part, SetupError, Start, white_against_black};
+use crate::table::{Card, Colour, Piece, Token};
 
-#[derive(Deserialize, Default)]
+/// A DoubleCross game's setup.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawOptions {
-    deck: Option<BTreeMap<String, u32>>,
+pub struct Setup {
+    /// White and Black, if named at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Vec<Colour>>,
     #[serde(default)]
-    joust: JoustMode,
-    #[serde(default)]
-    delayed_promotion: bool,
-    #[serde(default)]
-    free_self_removal: bool,
-    #[serde(default)]
-    announce_checks: bool,
+    pub options: SetupOptions,
+    /// A position to start from; by default the chess start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start<StartState>>,
 }
 
-#[derive(Deserialize, Default)]
+/// The house rules as written; [`DoubleCross::from_setup`] checks the deck.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct StartState {
-    castling: Option<String>,
-    en_passant: Option<String>,
-    removed: Option<Vec<String>>,
+pub struct SetupOptions {
+    /// Piece cards and how many of each (`{ wP = 8, ... }`); by default the
+    /// 32 of a chess set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deck: Option<BTreeMap<String, u32>>,
     #[serde(default)]
-    drawn: Vec<String>,
-    save_king: Option<String>,
+    pub joust: JoustMode,
     #[serde(default)]
-    switched: bool,
+    pub delayed_promotion: bool,
+    #[serde(default)]
+    pub free_self_removal: bool,
+    #[serde(default)]
+    pub announce_checks: bool,
+}
+
+impl From<&Options> for SetupOptions {
+    /// The options as a setup writes them (the deck only when it is not the
+    /// standard one).
+    fn from(o: &Options) -> SetupOptions {
+        let deck = (o.deck != standard_counts())
+            .then(|| o.deck.iter().map(|(c, &n)| (c.to_string(), n)).collect());
+        SetupOptions {
+            deck,
+            joust: o.joust,
+            delayed_promotion: o.delayed_promotion,
+            free_self_removal: o.free_self_removal,
+            announce_checks: o.announce_checks,
+        }
+    }
+}
+
+/// What a start position cannot show (see the module's example).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub castling: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub en_passant: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drawn: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub save_king: Option<Colour>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub switched: bool,
 }
 
 impl DoubleCross {
-    pub fn from_script(script: &Script) -> Result<DoubleCross, ScriptError> {
-        script.white_against_black(
-            "DoubleCross",
+    /// The game a setup describes, once the rules allow it.
+    pub fn from_setup(setup: &Setup) -> Result<DoubleCross, SetupError> {
+        white_against_black(
+            &setup.players,
             "DoubleCross is played by white and black: players = [\"white\", \"black\"]",
         )?;
-        let raw: RawOptions = script.options_as()?;
-        let opts =
-            options(raw).map_err(|m| script.error(script.options.line, format!("options: {m}")))?;
+        let opts = options(&setup.options)?;
         let mut game = DoubleCross::new(opts);
-        if let Some(start) = &script.start {
-            let err = |m: String| script.error(start.line, format!("[start]: {m}"));
-            let state_err =
-                |m: String| script.error(start.state.line, format!("[start] state: {m}"));
-            let state: StartState = start
-                .state
-                .value
-                .clone()
-                .try_into()
-                .map_err(|e: toml::de::Error| state_err(e.message().to_string()))?;
+        if let Some(start) = &setup.start {
+            let err = |m: String| SetupError::new(Part::Start, m);
+            let state_err = |m: String| SetupError::new(Part::State, m);
+            let state = &start.state;
             let mut pos = Position::empty();
             for (cell, token) in start.table.iter() {
                 let sq =
@@ -136,10 +168,9 @@ impl DoubleCross {
                     return Err(state_err(format!("drawn: no {card} is left in the deck")));
                 }
             }
-            if let Some(name) = &state.save_king {
-                let i = player_index(name).ok_or_else(|| {
-                    state_err(format!("save_king names {name:?}: white or black"))
-                })?;
+            if let Some(name) = state.save_king {
+                let i = player_index(name.name())
+                    .ok_or_else(|| state_err(format!("save_king names {name}: white or black")))?;
                 if !game.deck.take(DcCard::Joust(super::deck::Joust::SaveKing)) {
                     return Err(state_err(
                         "save_king: Save King is not in the deck (options.joust)".into(),
@@ -168,19 +199,21 @@ impl DoubleCross {
     }
 }
 
-fn options(raw: RawOptions) -> Result<Options, String> {
-    let deck = match raw.deck {
+fn options(raw: &SetupOptions) -> Result<Options, SetupError> {
+    let deck = match &raw.deck {
         None => standard_counts(),
         Some(map) => {
             let mut counts = BTreeMap::new();
-            for (name, n) in map {
-                let card = piece_card(&name).ok_or_else(|| {
-                    format!("deck: {name:?} is no piece card (w or b, then K Q R B N P)")
+            for (name, &n) in map {
+                let card = piece_card(name).ok_or_else(|| {
+                    SetupError::options(format!(
+                        "deck: {name:?} is no piece card (w or b, then K Q R B N P)"
+                    ))
                 })?;
                 counts.insert(card, n);
             }
             if counts.values().sum::<u32>() == 0 {
-                return Err("deck: the deck holds no card".into());
+                return Err(SetupError::options("deck: the deck holds no card"));
             }
             counts
         }
@@ -243,9 +276,14 @@ mod tests {
     use super::*;
     use crate::table::Colour;
 
+    use crate::script::{Script, ScriptError};
+
     fn script(text: &str) -> Result<DoubleCross, ScriptError> {
-        let s = Script::parse("t.toml", &format!("game = \"doublecross\"\n{text}")).unwrap();
-        DoubleCross::from_script(&s)
+        let s = Script::parse("t.toml", &format!("game = \"doublecross\"\n{text}"))?;
+        s.build(|setup| match setup {
+            crate::setup::GameSetup::DoubleCross(d) => DoubleCross::from_setup(d),
+            _ => unreachable!("a DoubleCross script"),
+        })
     }
 
     #[test]

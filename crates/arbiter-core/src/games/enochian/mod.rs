@@ -80,12 +80,16 @@
 //!   notices follow with their squares.
 
 mod judge;
+#[cfg(any(test, feature = "testkit"))]
 pub mod mistakes;
+#[cfg(any(test, feature = "testkit"))]
 pub mod random;
 pub mod rules;
 mod setup;
 
-use serde::Deserialize;
+pub use setup::{Setup, StartState};
+
+use serde::{Deserialize, Serialize};
 
 use crate::event::{EventBody, Flag, FlagKind, GameResult};
 use crate::games::{
@@ -103,7 +107,7 @@ use rules::{
     roll_allows, roll_needs, team,
 };
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     #[default]
@@ -112,7 +116,7 @@ pub enum Mode {
 }
 
 /// The spec's named options.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Options {
     pub mode: Mode,

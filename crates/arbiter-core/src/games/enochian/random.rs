@@ -16,7 +16,7 @@ use super::{Enochian, Mode, Options};
 use crate::event::EventBody;
 use crate::games::{Game, Verdict};
 use crate::observation::Observation;
-use crate::script::step_toml;
+use crate::setup::GameSetup;
 use crate::table::Piece;
 
 /// What a step of a random game shows.
@@ -195,28 +195,12 @@ impl RandomGame {
         self.steps.iter().map(|s| s.observation.clone()).collect()
     }
 
-    /// The whole game as a table script.
-    pub fn script(&self) -> String {
-        let mut s = format!(
-            "# random Enochian game, seed {}\ngame = \"enochian\"\noptions = {}\n",
-            self.seed,
-            self.opts.to_toml()
-        );
-        for step in &self.steps {
-            s.push('\n');
-            match &step.observation {
-                Observation::Table(t) => s += &step_toml(t),
-                Observation::Roll(n) => s += &format!("[[step]]\nroll = {n}\n"),
-                Observation::Call { call, by } => {
-                    s += &format!(
-                        "[[step]]\ncall = \"{call}\"\nby = \"{}\"\n",
-                        by.as_deref().unwrap_or("")
-                    )
-                }
-                _ => {}
-            }
-        }
-        s
+    /// The setup the game was played from.
+    pub fn setup(&self) -> GameSetup {
+        GameSetup::Enochian(super::Setup {
+            options: self.opts,
+            ..Default::default()
+        })
     }
 
     /// How often the rules came up: for tests that the sweep reaches them.

@@ -1,5 +1,5 @@
-//! Building an Enochian game from a table script: the options and an
-//! optional `[start]` with the state keys of the shared contract:
+//! An Enochian setup: the options and an optional start position with the
+//! state keys of the shared contract, as a table script writes them:
 //!
 //! ```toml
 //! game = "enochian"
@@ -18,64 +18,74 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::rules::{
     self, KingState, Pos, Sq, TITLES, Unit, Withdrawal, ally, army_named, army_of, enemies,
     in_zone, lane_patron, own_controller, parse_square, sq_of, square_name, team,
 };
 use super::{Enochian, Options};
-use crate::script::{Script, ScriptError};
+use crate::setup::{Part, SetupError, Start};
 use crate::table::{Colour, Piece, Token};
 
-#[derive(Deserialize, Default)]
+/// An Enochian game's setup.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct StartState {
+pub struct Setup {
+    /// The armies in turn order, if named: always blue, red, black, yellow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Vec<Colour>>,
     #[serde(default)]
-    prisoners: Vec<[String; 2]>,
-    #[serde(default)]
-    frozen: Vec<String>,
-    #[serde(default)]
-    thawed: Vec<String>,
-    #[serde(default)]
-    ally_captured: Vec<String>,
-    #[serde(default)]
-    controllers: BTreeMap<String, String>,
-    #[serde(default)]
-    withdrawn: BTreeMap<String, String>,
-    #[serde(default)]
-    patrons: BTreeMap<String, String>,
-    #[serde(default)]
-    annexed: BTreeMap<String, String>,
-    roll: Option<i64>,
-    rerolls_used: Option<u32>,
+    pub options: Options,
+    /// A position to start from; by default the armies' array.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start<StartState>>,
+}
+
+/// What a start position cannot show (see the module's example). Armies
+/// are named by colour.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartState {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prisoners: Vec<[String; 2]>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frozen: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thawed: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ally_captured: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub controllers: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub withdrawn: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub patrons: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annexed: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roll: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerolls_used: Option<u32>,
 }
 
 impl Enochian {
-    pub fn from_script(script: &Script) -> Result<Enochian, ScriptError> {
-        if let Some(p) = &script.players
-            && p.value != [Colour::Blue, Colour::Red, Colour::Black, Colour::Yellow]
+    /// The game a setup describes, once the rules allow it.
+    pub fn from_setup(setup: &Setup) -> Result<Enochian, SetupError> {
+        if let Some(p) = &setup.players
+            && p[..] != [Colour::Blue, Colour::Red, Colour::Black, Colour::Yellow]
         {
-            return Err(script.error(
-                p.line,
+            return Err(SetupError::players(
                 "Enochian armies play in the order players = [\"blue\", \"red\", \"black\", \"yellow\"]",
             ));
         }
-        if let Some((_, bp)) = script.battleplan.iter().next() {
-            return Err(script.error(bp.line, "[battleplan] belongs to En Prise, not Enochian"));
-        }
-        let opts: Options = script.options_as()?;
-        let Some(start) = &script.start else {
+        let opts = setup.options;
+        let Some(start) = &setup.start else {
             return Ok(Enochian::new(opts));
         };
-        let err = |m: String| script.error(start.line, format!("[start]: {m}"));
-        let state_err = |m: String| script.error(start.state.line, format!("[start] state: {m}"));
-        let state: StartState = start
-            .state
-            .value
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| state_err(e.message().to_string()))?;
+        let err = |m: String| SetupError::new(Part::Start, m);
+        let state_err = |m: String| SetupError::new(Part::State, m);
+        let state = &start.state;
         let four = opts.four();
         let army = |name: &str, key: &str| {
             army_named(name).ok_or_else(|| {

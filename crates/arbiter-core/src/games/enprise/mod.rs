@@ -8,23 +8,27 @@
 //! elimination, passes, the end of the game).
 
 mod judge;
+#[cfg(any(test, feature = "testkit"))]
 pub mod mistakes;
 mod moves;
+#[cfg(any(test, feature = "testkit"))]
 pub mod random;
 mod setup;
 
 use std::fmt;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::event::{ActionEvent, EventBody, FlagKind, GameResult};
 use crate::games::board::Grid;
 use crate::table::{Card, Cell, Colour, Piece, Table, Token};
 
-pub use setup::{BATTLEPLAN_LEN, parse_battleplan};
+pub use setup::{
+    BATTLEPLAN_LEN, BattleplanError, Setup, StartState, parse_battleplan, random_battleplan,
+};
 
 /// The house rules of the spec, as named options (defaults as in the spec).
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Options {
     /// EP-PAWN-NOATTACK: pawns never attack. With `true`, a pawn attacks the
@@ -43,7 +47,7 @@ impl Default for Options {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NoAction {
     /// The player passes; if nobody can act the game is drawn.

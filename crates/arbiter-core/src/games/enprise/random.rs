@@ -3,12 +3,13 @@
 //! limit. A game can be written out as a table script.
 
 use rand::rngs::StdRng;
-use rand::seq::{IndexedRandom, SliceRandom};
+use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
-use super::{Action, BATTLEPLAN_LEN, EnPrise, Options};
+use super::{Action, EnPrise, Options};
 use crate::event::EventBody;
-use crate::script::step_toml;
+use crate::observation::Observation;
+use crate::setup::GameSetup;
 use crate::table::{Colour, Piece, Table};
 
 /// One action of a random game and what followed it.
@@ -37,18 +38,7 @@ pub struct RandomGame {
     pub end: EnPrise,
 }
 
-pub fn random_battleplan(rng: &mut impl Rng) -> Vec<Piece> {
-    let mut plan = Vec::with_capacity(BATTLEPLAN_LEN);
-    plan.push(Piece::Queen);
-    plan.extend(
-        [Piece::Rook, Piece::Bishop, Piece::Knight]
-            .iter()
-            .flat_map(|&p| [p, p]),
-    );
-    plan.extend([Piece::Pawn; 8]);
-    plan.shuffle(rng);
-    plan
-}
+pub use super::setup::random_battleplan;
 
 /// Plays a random legal game of `n_players` (2 to 4) for at most `max_turns`
 /// actions.
@@ -173,36 +163,32 @@ fn pick(game: &EnPrise, rng: &mut impl Rng) -> Option<Action> {
 }
 
 impl RandomGame {
-    /// The header of a table script for this game: game, players, Battleplans.
-    pub fn script_header(&self) -> String {
-        let mut s = format!(
-            "# random En Prise game, seed {}\ngame = \"enprise\"\nplayers = [",
-            self.seed
-        );
-        s += &self
+    /// The setup the game was played from: its players and Battleplans.
+    pub fn setup(&self) -> GameSetup {
+        let battleplans = self
             .players
             .iter()
-            .map(|c| format!("\"{c}\""))
-            .collect::<Vec<_>>()
-            .join(", ");
-        s += "]\n\n[battleplan]\n";
-        for (c, plan) in self.players.iter().zip(&self.plans) {
-            let letters: Vec<String> = plan.iter().map(|p| p.letter().to_string()).collect();
-            s += &format!("{c} = \"{}\"\n", letters.join(" "));
-        }
-        s
+            .zip(&self.plans)
+            .map(|(&c, plan)| {
+                let letters: Vec<String> = plan.iter().map(|p| p.letter().to_string()).collect();
+                (c, letters.join(" "))
+            })
+            .collect();
+        GameSetup::EnPrise(super::Setup {
+            players: Some(self.players.clone()),
+            battleplans,
+            ..Default::default()
+        })
     }
 
-    /// The whole game as a table script: one step per action.
-    pub fn to_script(&self) -> String {
-        let mut s = self.script_header();
-        for t in &self.turns {
-            for table in std::iter::once(&t.table).chain(&t.then) {
-                s.push('\n');
-                s += &step_toml(table);
-            }
-        }
-        s
+    /// Every table in order, as an input reports them: one per action, and
+    /// the tables an action's second part leaves.
+    pub fn observations(&self) -> Vec<Observation> {
+        self.turns
+            .iter()
+            .flat_map(|t| std::iter::once(&t.table).chain(&t.then))
+            .map(|t| Observation::Table(t.clone()))
+            .collect()
     }
 }
 

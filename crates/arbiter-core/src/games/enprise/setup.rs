@@ -1,12 +1,13 @@
-//! Building an En Prise game from a table script: players (EP-PLAYERS),
-//! Battleplans (EP-DECK, EP-BATTLEPLAN), house-rule options, and an optional
-//! `[start]` position.
+//! An En Prise setup: players (EP-PLAYERS), Battleplans (EP-DECK,
+//! EP-BATTLEPLAN), house-rule options, and an optional start position.
 
-use serde::Deserialize;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 
 use super::{EnPrise, Options, Sq};
-use crate::script::{Script, ScriptError};
-use crate::table::{Card, Colour, Piece, Token};
+use crate::setup::{Part, SetupError, Start};
+use crate::table::{BadPiece, Card, Colour, Piece, Token, parse_pieces};
 
 pub const BATTLEPLAN_LEN: usize = 15;
 
@@ -19,143 +20,149 @@ const COUNTS: [(Piece, usize); 5] = [
     (Piece::Pawn, 8),
 ];
 
+/// An En Prise game's setup, as a script or the command line gives it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// The players in turn order; by default those with a Battleplan, in
+    /// the order white, black, red, blue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Vec<Colour>>,
+    /// Each player's Battleplan as written (`"N P P B Q R P P N P B P R P P"`).
+    #[serde(
+        default,
+        rename = "battleplan",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub battleplans: BTreeMap<Colour, String>,
+    #[serde(default)]
+    pub options: Options,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start<StartState>>,
+}
+
+/// What a start position cannot show: how far each player is through the
+/// Battleplan, and who is out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartState {
+    /// How many Battleplan cards each player has already played.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub played: BTreeMap<Colour, usize>,
+    /// Players already checkmated out of the game.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eliminated: Vec<Colour>,
+}
+
+/// A Battleplan dealt at random (EP-BATTLEPLAN: a player may shuffle).
+pub fn random_battleplan(rng: &mut impl rand::Rng) -> Vec<Piece> {
+    use rand::seq::SliceRandom;
+    let mut plan: Vec<Piece> = COUNTS
+        .iter()
+        .flat_map(|&(piece, n)| std::iter::repeat_n(piece, n))
+        .collect();
+    plan.shuffle(rng);
+    plan
+}
+
+/// Why a Battleplan is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BattleplanError {
+    #[error("bad card {:?}: write the piece letters Q R B N P, such as \"N P P B ...\"", .0.0)]
+    BadCard(#[from] BadPiece),
+    #[error("the king is set aside, not part of the Battleplan (EP-BATTLEPLAN)")]
+    King,
+    #[error("a Battleplan has {BATTLEPLAN_LEN} cards, this one has {0} (EP-BATTLEPLAN)")]
+    Length(usize),
+    #[error(
+        "a Battleplan holds {want} {}{}, this one has {have} (EP-DECK: Q, 2 R, 2 B, 2 N, 8 P)",
+        piece.name(),
+        if *want == 1 { "" } else { "s" }
+    )]
+    Count {
+        piece: Piece,
+        want: usize,
+        have: usize,
+    },
+}
+
 /// Parses a Battleplan such as `"N P P B Q R P P N P B P R P P"` (letters or
 /// colour-prefixed tokens) and checks the card counts.
-pub fn parse_battleplan(text: &str, colour: Colour) -> Result<Vec<Piece>, String> {
-    let mut plan = Vec::new();
-    // "NPPBQRPPNPBPRPP" is as good as "N P P B ...": easier to type.
-    let compact = !text.trim().contains(char::is_whitespace) && text.trim().len() > 2;
-    let spaced: String;
-    let text = if compact {
-        spaced = text.trim().chars().map(|c| format!("{c} ")).collect();
-        spaced.as_str()
-    } else {
-        text
-    };
-    for tok in text.split_whitespace() {
-        let letter = match tok.chars().collect::<Vec<_>>()[..] {
-            [p] => p,
-            [c, p] if Colour::from_letter(c) == Some(colour) => p,
-            _ => {
-                return Err(format!(
-                    "bad card {tok:?}: write the piece letters K Q R B N P, such as \"N P P B ...\""
-                ));
-            }
-        };
-        match Piece::from_letter(letter) {
-            Some(Piece::King) => {
-                return Err(
-                    "the king is set aside, not part of the Battleplan (EP-BATTLEPLAN)".into(),
-                );
-            }
-            Some(p) => plan.push(p),
-            None => return Err(format!("bad card {tok:?}: pieces are Q R B N P")),
-        }
+pub fn parse_battleplan(text: &str, colour: Colour) -> Result<Vec<Piece>, BattleplanError> {
+    let plan = parse_pieces(text, colour)?;
+    if plan.contains(&Piece::King) {
+        return Err(BattleplanError::King);
     }
     if plan.len() != BATTLEPLAN_LEN {
-        return Err(format!(
-            "a Battleplan has {BATTLEPLAN_LEN} cards, this one has {} (EP-BATTLEPLAN)",
-            plan.len()
-        ));
+        return Err(BattleplanError::Length(plan.len()));
     }
     for (piece, want) in COUNTS {
         let have = plan.iter().filter(|&&p| p == piece).count();
         if have != want {
-            return Err(format!(
-                "a Battleplan holds {want} {}{}, this one has {have} (EP-DECK: Q, 2 R, 2 B, 2 N, 8 P)",
-                piece.name(),
-                if want == 1 { "" } else { "s" }
-            ));
+            return Err(BattleplanError::Count { piece, want, have });
         }
     }
     Ok(plan)
 }
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct StartState {
-    /// How many Battleplan cards each player has already played.
-    #[serde(default)]
-    played: std::collections::BTreeMap<String, usize>,
-    /// Players already checkmated out of the game.
-    #[serde(default)]
-    eliminated: Vec<String>,
-}
-
 impl EnPrise {
-    pub fn from_script(script: &Script) -> Result<EnPrise, ScriptError> {
-        let players: Vec<Colour> = match &script.players {
-            Some(p) => p.value.clone(),
+    /// The game a setup describes, once the rules allow it.
+    pub fn from_setup(setup: &Setup) -> Result<EnPrise, SetupError> {
+        let players: Vec<Colour> = match &setup.players {
+            Some(p) => p.clone(),
             None => Colour::ALL
                 .into_iter()
-                .filter(|c| script.battleplan.contains_key(c))
+                .filter(|c| setup.battleplans.contains_key(c))
                 .collect(),
         };
-        let players_line = script.players.as_ref().map_or(1, |p| p.line);
         if !(2..=4).contains(&players.len()) {
-            return Err(script.error(
-                players_line,
-                format!(
-                    "En Prise is for 2 to 4 players, this script has {} (EP-PLAYERS)",
-                    players.len()
-                ),
-            ));
+            return Err(SetupError::players(format!(
+                "En Prise is for 2 to 4 players, this script has {} (EP-PLAYERS)",
+                players.len()
+            )));
         }
         if let Some(c) = players.iter().find(|&&c| c == Colour::Yellow) {
-            return Err(script.error(
-                players_line,
-                format!("En Prise colours are white, black, red and blue, not {c} (EP-PLAYERS)"),
-            ));
+            return Err(SetupError::players(format!(
+                "En Prise colours are white, black, red and blue, not {c} (EP-PLAYERS)"
+            )));
         }
         let mut plans = Vec::new();
         for &c in &players {
-            let Some(bp) = script.battleplan.get(&c) else {
-                return Err(script.error(players_line, format!("[battleplan] has no line for {c}")));
+            let Some(text) = setup.battleplans.get(&c) else {
+                return Err(SetupError::players(format!(
+                    "[battleplan] has no line for {c}"
+                )));
             };
             plans.push(
-                parse_battleplan(&bp.value, c)
-                    .map_err(|e| script.error(bp.line, format!("{c}'s Battleplan: {e}")))?,
+                parse_battleplan(text, c)
+                    .map_err(|e| SetupError::new(Part::Battleplan(c), e.to_string()))?,
             );
         }
-        if let Some((c, bp)) = script.battleplan.iter().find(|(c, _)| !players.contains(c)) {
-            return Err(script.error(
-                bp.line,
+        if let Some(c) = setup.battleplans.keys().find(|c| !players.contains(c)) {
+            return Err(SetupError::new(
+                Part::Battleplan(*c),
                 format!("[battleplan] names {c}, who is not playing"),
             ));
         }
-        let opts: Options = script.options_as()?;
 
-        let mut game = EnPrise::new(&players, plans, opts);
-        if let Some(start) = &script.start {
-            let state: StartState =
-                start
-                    .state
-                    .value
-                    .clone()
-                    .try_into()
-                    .map_err(|e: toml::de::Error| {
-                        script.error(start.state.line, format!("[start] state: {}", e.message()))
-                    })?;
-            let err = |m: String| script.error(start.line, format!("[start]: {m}"));
-            let state_err =
-                |m: String| script.error(start.state.line, format!("[start] state: {m}"));
-            for name in &state.eliminated {
-                let i = Colour::from_name(name)
-                    .and_then(|c| game.index_of(c))
-                    .ok_or_else(|| {
-                        state_err(format!("eliminated names {name:?}, who is not playing"))
-                    })?;
+        let mut game = EnPrise::new(&players, plans, setup.options.clone());
+        if let Some(start) = &setup.start {
+            let state = &start.state;
+            let err = |m: String| SetupError::new(Part::Start, m);
+            let state_err = |m: String| SetupError::new(Part::State, m);
+            for &c in &state.eliminated {
+                let i = game.index_of(c).ok_or_else(|| {
+                    state_err(format!("eliminated names {c}, who is not playing"))
+                })?;
                 game.out[i] = true;
             }
-            for (name, &n) in &state.played {
-                let i = Colour::from_name(name)
-                    .and_then(|c| game.index_of(c))
-                    .ok_or_else(|| {
-                        state_err(format!("played names {name:?}, who is not playing"))
-                    })?;
+            for (&c, &n) in &state.played {
+                let i = game
+                    .index_of(c)
+                    .ok_or_else(|| state_err(format!("played names {c}, who is not playing")))?;
                 if n > BATTLEPLAN_LEN {
                     return Err(state_err(format!(
-                        "{name} cannot have played {n} of {BATTLEPLAN_LEN} cards"
+                        "{c} cannot have played {n} of {BATTLEPLAN_LEN} cards"
                     )));
                 }
                 game.next[i] = n;
@@ -238,10 +245,10 @@ mod tests {
         );
         assert!(parse_battleplan("NPPBQRPPNPBPRP", Colour::White).is_err());
         let e = parse_battleplan("N P P B Q R P P N P B P R P", Colour::White).unwrap_err();
-        assert!(e.contains("15"), "{e}");
+        assert!(e.to_string().contains("15"), "{e}");
         let e = parse_battleplan("N P P B Q Q P P N P B P R P P", Colour::White).unwrap_err();
-        assert!(e.contains("queen"), "{e}");
+        assert!(e.to_string().contains("queen"), "{e}");
         let e = parse_battleplan("K P P B Q R P P N P B P R P P", Colour::White).unwrap_err();
-        assert!(e.contains("king"), "{e}");
+        assert!(e.to_string().contains("king"), "{e}");
     }
 }

@@ -59,20 +59,23 @@
 //! under `area = "anchored"`, `anchored = { columns = [0, 3], rows = [-1, 2] }`.
 
 mod judge;
+#[cfg(any(test, feature = "testkit"))]
 pub mod mistakes;
+#[cfg(any(test, feature = "testkit"))]
 pub mod random;
 mod rules;
 mod setup;
 
 use std::fmt;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::event::{ActionEvent, EventBody, GameResult};
 use crate::games::{Panel, PlayerPanel, Verdict};
 use crate::table::{Card, Cell, Colour, Piece, Table, Token};
 
 pub use rules::Violation;
+pub use setup::{Anchored, Setup, StartState};
 
 /// The two colours, White first (TW-2.2); a side is an index into this.
 pub const SIDES: [Colour; 2] = [Colour::White, Colour::Black];
@@ -96,7 +99,7 @@ pub const SUPPLY_ORDER: [Piece; 5] = [
 ];
 
 /// The spec's named options (defaults as in the spec).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Options {
     /// TW-1.5.
@@ -149,7 +152,7 @@ impl Options {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Area {
     /// The 4x4 limit is measured afresh after each action.
@@ -162,12 +165,21 @@ pub enum Area {
 
 /// Which neighbours must be taken or off-limits for a piece to be
 /// surrounded: written `4` or `8` in a script.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
-#[serde(try_from = "i64")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "i64")]
 pub enum Surround {
     #[default]
     Four,
     Eight,
+}
+
+impl From<Surround> for i64 {
+    fn from(s: Surround) -> i64 {
+        match s {
+            Surround::Four => 4,
+            Surround::Eight => 8,
+        }
+    }
 }
 
 impl TryFrom<i64> for Surround {
@@ -183,7 +195,7 @@ impl TryFrom<i64> for Surround {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DoubleSurround {
     #[default]

@@ -23,7 +23,7 @@ use super::{Action, ORIENTATIONS, Options, SIDES, Spot, Twelve, action_event};
 use crate::event::EventBody;
 use crate::games::{Game, Verdict};
 use crate::observation::Observation;
-use crate::script::step_toml;
+use crate::setup::GameSetup;
 use crate::table::{Card, Cell, Piece, Table};
 
 /// One table of a random game.
@@ -275,18 +275,13 @@ impl RandomGame {
             .collect()
     }
 
-    /// The whole game as a table script: one step per table.
-    pub fn script(&self) -> String {
-        let mut s = format!(
-            "# random Twelve game, seed {}\ngame = \"twelve\"\noptions = {}\n",
-            self.seed,
-            self.opts.to_toml()
-        );
-        for step in &self.steps {
-            s.push('\n');
-            s += &step_toml(&step.table);
-        }
-        s
+    /// The setup the game was played from (its options; the start is the
+    /// first table).
+    pub fn setup(&self) -> GameSetup {
+        GameSetup::Twelve(super::Setup {
+            options: self.opts,
+            ..Default::default()
+        })
     }
 }
 

@@ -1,5 +1,5 @@
-//! Building a Twelve game from a table script: the options of the spec and
-//! an optional `[start]` position with its state keys:
+//! A Twelve setup: the options of the spec and an optional start position
+//! with its state keys, as a table script writes them:
 //!
 //! ```toml
 //! game = "twelve"
@@ -23,52 +23,64 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Area, Options, Phase, Pos, SIDES, Spot, Twelve, side_of, title};
-use crate::script::{Script, ScriptError};
-use crate::table::{Cell, Colour, Piece, Token};
+use crate::setup::{Part, SetupError, Start, white_against_black};
+use crate::table::{Cell, Colour, Piece, Token, parse_pieces};
 
-#[derive(Deserialize, Default)]
+/// A Twelve game's setup.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct StartState {
-    supply: Option<BTreeMap<String, String>>,
+pub struct Setup {
+    /// White and Black, if named at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Vec<Colour>>,
     #[serde(default)]
-    queen_out: Vec<String>,
-    #[serde(default)]
-    exchanged: Vec<String>,
-    anchored: Option<Anchored>,
+    pub options: Options,
+    /// A position to start from; by default the two Kings side by side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start<StartState>>,
 }
 
-#[derive(Deserialize)]
+/// What a start position cannot show (see the module's example).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Anchored {
-    columns: Option<[i32; 2]>,
-    rows: Option<[i32; 2]>,
+pub struct StartState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supply: Option<BTreeMap<Colour, String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queen_out: Vec<Colour>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exchanged: Vec<Colour>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchored: Option<Anchored>,
 }
 
-fn side_named(name: &str) -> Option<usize> {
-    Colour::from_name(name).and_then(side_of)
+/// Columns and rows fixed by an anchored area (TW-1.5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Anchored {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<[i32; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<[i32; 2]>,
 }
 
 impl Twelve {
-    pub fn from_script(script: &Script) -> Result<Twelve, ScriptError> {
-        script.white_against_black(
-            "Twelve",
+    /// The game a setup describes, once the rules allow it.
+    pub fn from_setup(setup: &Setup) -> Result<Twelve, SetupError> {
+        white_against_black(
+            &setup.players,
             "Twelve is played by white and black, White first: players = [\"white\", \"black\"]",
         )?;
-        let opts: Options = script.options_as()?;
-        let Some(start) = &script.start else {
+        let opts = setup.options;
+        let Some(start) = &setup.start else {
             return Ok(Twelve::new(opts));
         };
-        let err = |m: String| script.error(start.line, format!("[start]: {m}"));
-        let state_err = |m: String| script.error(start.state.line, format!("[start] state: {m}"));
-        let state: StartState = start
-            .state
-            .value
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| state_err(e.message().to_string()))?;
+        let err = |m: String| SetupError::new(Part::Start, m);
+        let state_err = |m: String| SetupError::new(Part::State, m);
+        let state = &start.state;
 
         let mut pos = Pos::default();
         for (cell, token) in start.table.iter() {
@@ -113,9 +125,9 @@ impl Twelve {
                 )));
             }
         }
-        for name in &state.queen_out {
-            let s = side_named(name)
-                .ok_or_else(|| state_err(format!("queen_out names {name:?}: white or black")))?;
+        for &name in &state.queen_out {
+            let s = side_of(name)
+                .ok_or_else(|| state_err(format!("queen_out names {name}: white or black")))?;
             if let Some(c) = pos.cell_of(s, Piece::Queen) {
                 return Err(state_err(format!(
                     "queen_out: the {} Queen is on the table at {c}",
@@ -125,16 +137,16 @@ impl Twelve {
             pos.set(s, Piece::Queen, Spot::Out);
         }
         let mut exchanged = [false; 2];
-        for name in &state.exchanged {
-            let s = side_named(name)
-                .ok_or_else(|| state_err(format!("exchanged names {name:?}: white or black")))?;
+        for &name in &state.exchanged {
+            let s = side_of(name)
+                .ok_or_else(|| state_err(format!("exchanged names {name}: white or black")))?;
             exchanged[s] = true;
         }
         if let Some(supply) = &state.supply {
-            for (name, text) in supply {
-                let s = side_named(name)
-                    .ok_or_else(|| state_err(format!("supply names {name:?}: white or black")))?;
-                let listed = parse_pieces(text, SIDES[s])
+            for (&name, text) in supply {
+                let s = side_of(name)
+                    .ok_or_else(|| state_err(format!("supply names {name}: white or black")))?;
+                let listed = supply_pieces(text, name)
                     .map_err(|m| state_err(format!("supply of {name}: {m}")))?;
                 let actual = pos.supply(s);
                 for p in &listed {
@@ -233,27 +245,18 @@ impl Twelve {
     }
 }
 
-/// Pieces written as letters ("Q R B") or tokens of one colour ("wQ wR").
-fn parse_pieces(text: &str, colour: Colour) -> Result<Vec<Piece>, String> {
+/// A supply: pieces of one colour, each at most once, never the King.
+fn supply_pieces(text: &str, colour: Colour) -> Result<Vec<Piece>, String> {
+    let pieces = parse_pieces(text, colour).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    for tok in text.split_whitespace() {
-        let letter = match tok.chars().collect::<Vec<_>>()[..] {
-            [p] => p,
-            [c, p] if Colour::from_letter(c) == Some(colour) => p,
-            _ => {
-                return Err(format!(
-                    "bad piece {tok:?}: write the letters Q R B N P, such as \"Q R B\""
-                ));
-            }
-        };
-        match Piece::from_letter(letter) {
-            Some(Piece::King) => return Err("the King is always in play, never in a supply".into()),
-            Some(p) if out.contains(&p) => {
-                return Err(format!("the {} is listed twice", p.name()));
-            }
-            Some(p) => out.push(p),
-            None => return Err(format!("bad piece {tok:?}: pieces are Q R B N P")),
+    for p in pieces {
+        if p == Piece::King {
+            return Err("the King is always in play, never in a supply".into());
         }
+        if out.contains(&p) {
+            return Err(format!("the {} is listed twice", p.name()));
+        }
+        out.push(p);
     }
     Ok(out)
 }
@@ -262,9 +265,14 @@ fn parse_pieces(text: &str, colour: Colour) -> Result<Vec<Piece>, String> {
 mod tests {
     use super::*;
 
+    use crate::script::{Script, ScriptError};
+
     fn script(text: &str) -> Result<Twelve, ScriptError> {
-        let s = Script::parse("t.toml", &format!("game = \"twelve\"\n{text}")).unwrap();
-        Twelve::from_script(&s)
+        let s = Script::parse("t.toml", &format!("game = \"twelve\"\n{text}"))?;
+        s.build(|setup| match setup {
+            crate::setup::GameSetup::Twelve(t) => Twelve::from_setup(t),
+            _ => unreachable!("a Twelve script"),
+        })
     }
 
     #[test]

@@ -11,24 +11,24 @@
 //! them, wherever the game waits for lifted cards; DoubleCross judges a
 //! card taken off at once, DC-3.5).
 //!
-//! Shared by `examples/soak/main.rs` (any count) and `tests/soak.rs` (a
-//! small count, in the suite).
+//! Shared by `examples/soak.rs` (`cargo soak`, any count) and
+//! `tests/soak.rs` (a small count, in the suite).
 
 use std::collections::BTreeMap;
 
-use arbiter::event::{Event, EventBody, FlagKind, How};
-use arbiter::games::Game;
-use arbiter::games::doublecross::DoubleCross;
-use arbiter::games::doublecross::mistakes::Kind;
-use arbiter::games::enochian::Enochian;
-use arbiter::games::enprise::EnPrise;
-use arbiter::games::enprise::mistakes::{self, MISTAKES};
-use arbiter::games::twelve::random::RandomGame as TwelveGame;
-use arbiter::games::twelve::{Action as TwelveAction, Phase, SIDES, Twelve};
-use arbiter::games::{doublecross, enochian, enprise, twelve};
-use arbiter::observation::Observation;
-use arbiter::referee::Referee;
-use arbiter::table::{Card, Cell, Piece, Table, Token};
+use arbiter_core::event::{Event, EventBody, FlagKind, How};
+use arbiter_core::games::Game;
+use arbiter_core::games::doublecross::DoubleCross;
+use arbiter_core::games::doublecross::mistakes::Kind;
+use arbiter_core::games::enochian::Enochian;
+use arbiter_core::games::enprise::EnPrise;
+use arbiter_core::games::enprise::mistakes::{self, MISTAKES};
+use arbiter_core::games::twelve::random::RandomGame as TwelveGame;
+use arbiter_core::games::twelve::{Action as TwelveAction, Phase, SIDES, Twelve};
+use arbiter_core::games::{doublecross, enochian, enprise, twelve};
+use arbiter_core::observation::Observation;
+use arbiter_core::referee::Referee;
+use arbiter_core::table::{Card, Cell, Piece, Table, Token};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -1,10 +1,10 @@
 //! `cargo run --release --example soak -- [--game NAME|all] [--games N]
 //! [--players 2..4] [--seed S]`: random legal games of each game through
 //! the referee, in-between tables included, and one physical mistake of
-//! each kind injected per game (see `soak.rs`). Prints a row per game and
+//! each kind injected per game (see `arbiter_testkit::soak`). Prints a row per game and
 //! exits 1 when a legal game raised a flag or a mistake was not caught.
 
-mod soak;
+use arbiter_testkit::soak;
 
 use std::process::ExitCode;
 use std::time::Instant;
