@@ -171,3 +171,56 @@ fn the_view_resumes_to_the_identical_screen() {
         assert!(screen(&back).contains("CHECKMATE"));
     }
 }
+
+const MOCK_SETUP: &str = "game = \"enprise\"\nplayers = [\"white\", \"black\"]\n[battleplan]\nwhite = \"NPPBQRPPNPBPRPP\"\nblack = \"PNPPBQPRPNPBPRP\"\n";
+
+fn mock_app(journal: Option<Journal>) -> App {
+    use arbiter::input::mock::MockTable;
+    let script = Script::parse("setup", MOCK_SETUP).unwrap();
+    let referee = referee_for(&script).unwrap();
+    let mock = MockTable::new(referee.expected_table());
+    App::new(referee, Source::Mock(mock), "mock".into(), journal, true)
+}
+
+/// A card put on another hides it; the journal keeps the hidden card, so a
+/// resumed mock table still has it under the top one.
+#[test]
+fn a_resumed_mock_table_keeps_its_stacked_cards() {
+    let path = temp("stacks");
+    let setup = Script::parse("setup", MOCK_SETUP).unwrap().setup_toml();
+    let keys = [
+        key('u'),                                          // white's knight
+        KeyEvent::new(KeyCode::Right, KeyModifiers::NONE), // to its right
+        key('d'),                                          // black's vacant square
+        key('u'),                                          // white's pawn on it
+    ];
+    let mut app = mock_app(Some(Journal::create(&path, &setup).unwrap()));
+    let mut never_stopped = mock_app(None);
+    for k in keys {
+        app.on_key(k);
+        never_stopped.on_key(k);
+    }
+    drop(app);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"beneath\":[[1,0,\"##\"]]"), "{text}");
+
+    let (journal, resumed) = Journal::open_for_resume(&path).unwrap();
+    let mut back = mock_app(Some(journal));
+    back.restore(&resumed.records);
+    // The pawn lifted off again: the vacant square it covered shows. (A
+    // resumed mock puts its cursor on the first card: move it to the pawn.)
+    back.on_key(KeyEvent::new(KeyCode::Right, KeyModifiers::NONE));
+    back.on_key(key(' '));
+    never_stopped.on_key(key(' '));
+    let table = |app: &App| match app.source() {
+        Source::Mock(m) => m.table(),
+        _ => panic!("a mock table"),
+    };
+    assert_eq!(table(&back), table(&never_stopped), "{}", screen(&back));
+    assert_eq!(
+        table(&back).get(arbiter::table::Cell::new(1, 0)),
+        Some(arbiter::table::Token::Down),
+        "{}",
+        screen(&back)
+    );
+}

@@ -35,7 +35,7 @@
 use std::collections::BTreeMap;
 
 use crate::observation::Observation;
-use crate::table::{Card, Cell, Colour, Piece, Table, Token};
+use crate::table::{Beneath, Card, Cell, Colour, Piece, Table, Token};
 
 /// One key of the mock device. The view maps its own key codes to these
 /// ([`MockKey::from_char`] for the character keys of [`HELP`]).
@@ -355,6 +355,39 @@ impl MockTable {
         };
         m.colours = self.colours.clone();
         m
+    }
+
+    /// [`MockTable::restarted`], with the cards that lay under the top ones
+    /// (as [`MockTable::beneath`] gave them): a resumed game's stacks.
+    pub fn restarted_with(&self, start: &Table, beneath: &Beneath) -> MockTable {
+        let mut m = self.restarted(start);
+        for (cell, under) in beneath {
+            let Some(stack) = m.stacks.get_mut(cell) else {
+                // Nothing shows there: a card under nothing is no stack.
+                continue;
+            };
+            let mut cards: Vec<MockCard> = under
+                .iter()
+                .flat_map(|&t| MockCard::from_token(t))
+                .collect();
+            cards.append(stack);
+            *stack = cards;
+        }
+        m
+    }
+
+    /// The cards under each cell's top card, bottom first: what
+    /// [`MockTable::table`] does not show (a piece put on a face-down card).
+    /// A chessboard shows all it holds (a throne pair is both cards).
+    pub fn beneath(&self) -> Beneath {
+        if self.chess {
+            return Beneath::new();
+        }
+        self.stacks
+            .iter()
+            .filter(|(_, s)| s.len() > 1)
+            .map(|(&c, s)| (c, s[..s.len() - 1].iter().map(|m| m.token()).collect()))
+            .collect()
     }
 
     /// Whether this is a chessboard (see [`MockTable::chessboard`]).

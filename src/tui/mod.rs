@@ -39,7 +39,7 @@ use crate::input::script::ScriptInput;
 use crate::journal::{Input, Journal, Record};
 use crate::observation::Observation;
 use crate::referee::AnyReferee;
-use crate::table::{Cell, Table};
+use crate::table::{Beneath, Cell, Table};
 
 /// Where the observations come from.
 pub enum Source {
@@ -212,11 +212,19 @@ impl App {
     /// again: its observations, and the points where an input ended.
     pub fn restore(&mut self, records: &[Record]) {
         let journal = self.journal.take();
+        let mut beneath = None;
         for r in records {
             match &r.input {
                 Input::Start => {}
-                Input::Observation { step, observation } => {
+                Input::Observation {
+                    step,
+                    observation,
+                    beneath: under,
+                } => {
                     self.step = *step;
+                    if let Observation::Table(_) = observation {
+                        beneath = Some(under);
+                    }
                     self.observe(observation.clone());
                 }
                 Input::Finish { step } => {
@@ -231,10 +239,21 @@ impl App {
             s.skip(self.step);
         }
         if let (Source::Mock(m), Some(t)) = (&mut self.source, &self.observed) {
-            // The stacks under the top cards are not journaled: the mock
-            // starts again from the cards that show.
-            *m = m.restarted(t);
+            // The mock starts again from the cards that show, with the
+            // stacks under them, in the frame the table is now read in.
+            let offset = self.referee.last_offset();
+            let under: Beneath = beneath
+                .into_iter()
+                .flatten()
+                .map(|(&c, cards)| (c.plus(offset), cards.clone()))
+                .collect();
+            *m = m.restarted_with(t, &under);
         }
+    }
+
+    /// Where the observations come from.
+    pub fn source(&self) -> &Source {
+        &self.source
     }
 
     pub fn should_quit(&self) -> bool {
@@ -265,8 +284,12 @@ impl App {
         if let Observation::Table(t) = &obs {
             self.observed = Some(t.shifted(self.referee.last_offset()));
         }
+        let beneath = match (&self.source, &obs) {
+            (Source::Mock(m), Observation::Table(_)) => m.beneath(),
+            _ => Beneath::new(),
+        };
         if let Some(j) = &mut self.journal
-            && let Err(e) = j.append(step, &obs, &events)
+            && let Err(e) = j.append_with(step, &obs, &beneath, &events)
         {
             // The game goes on; the players must know the journal stopped.
             self.hint = Some(format!("JOURNAL NOT WRITTEN: {e}"));

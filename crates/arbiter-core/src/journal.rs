@@ -18,6 +18,10 @@
 //! it caused. Other observations are `{"obs":N,"busy":true}`, `"draw"`,
 //! `"call"` (with `"by"`) and `"roll"`; a table too spread out for a grid
 //! (a misread far-off card) is `{"obs":N,"cells":[[col,row,"wN"],...]}`.
+//! A table whose cells hide cards under their top ones (the mock device's
+//! stacks: a piece put on a face-down card) lists them in
+//! `"beneath":[[col,row,"##"],...]`, bottom first, so a resumed game has
+//! them again; the referee never sees them.
 //! The setup is all a resume needs to rebuild the referee; the
 //! observations replay it to where the game stopped, and the recorded events
 //! check that it decides now what it decided then.
@@ -38,10 +42,14 @@ use crate::observation::Observation;
 use crate::referee::AnyReferee;
 use crate::replay::referee_for;
 use crate::script::{Script, ScriptError};
-use crate::table::{Cell, Table, Token};
+use crate::table::{Beneath, Cell, GridError, Table, Token, TokenError};
 
-/// The version in the header line; a journal of another version is refused.
-pub const FORMAT_VERSION: u64 = 1;
+/// The version in the header line. Version 2 added `"beneath"`; a journal
+/// of version 1 reads the same, any other is refused.
+pub const FORMAT_VERSION: u64 = 2;
+
+/// The oldest format this arbiter still reads.
+const OLDEST_FORMAT: u64 = 1;
 
 /// Tables whose bounding box holds more cells than this are written as a
 /// list of cells instead of a grid: a misread far-off card must not turn one
@@ -193,13 +201,24 @@ impl Journal {
         observation: &Observation,
         events: &[Event],
     ) -> Result<(), JournalError> {
+        self.append_with(step, observation, &Beneath::new(), events)
+    }
+
+    /// [`Journal::append`], with the cards under the table's top cards.
+    pub fn append_with(
+        &mut self,
+        step: usize,
+        observation: &Observation,
+        beneath: &Beneath,
+        events: &[Event],
+    ) -> Result<(), JournalError> {
         if step < self.next_step {
             return Err(self.misuse(format!(
                 "observation step {step} comes after step {}: steps only grow",
                 self.next_step.saturating_sub(1)
             )));
         }
-        let mut text = observation_json(step, observation).to_string();
+        let mut text = observation_json(step, observation, beneath).to_string();
         text.push('\n');
         text.push_str(&event_lines(events));
         self.write(text)?;
@@ -397,6 +416,9 @@ pub enum Input {
     Observation {
         step: usize,
         observation: Observation,
+        /// The cards under the table's top cards, where the input knows
+        /// them (the mock device); empty otherwise.
+        beneath: Beneath,
     },
     /// The input ended; the referee's `finish(step)`.
     Finish { step: usize },
@@ -490,7 +512,7 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Resumed, JournalError> {
         };
 
         if !header_seen {
-            let (setup, by) = parse_header(&obj).map_err(|m| invalid(line_no, m))?;
+            let (setup, by) = parse_header(&obj).map_err(|m| invalid(line_no, m.to_string()))?;
             resumed.setup = setup;
             resumed.written_by = by;
             resumed.records.push(Record {
@@ -514,7 +536,8 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Resumed, JournalError> {
                 r.event_lines.push(line_no);
             }
         } else if obj.contains_key("obs") {
-            let (step, observation) = parse_observation(&obj).map_err(|m| invalid(line_no, m))?;
+            let (step, observation, beneath) =
+                parse_observation(&obj).map_err(|m| invalid(line_no, m.to_string()))?;
             if let Some(last) = last_obs
                 && step <= last
             {
@@ -526,12 +549,16 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Resumed, JournalError> {
             last_obs = Some(step);
             resumed.records.push(Record {
                 line: line_no,
-                input: Input::Observation { step, observation },
+                input: Input::Observation {
+                    step,
+                    observation,
+                    beneath,
+                },
                 events: vec![],
                 event_lines: vec![],
             });
         } else if obj.contains_key("finish") {
-            let step = parse_finish(&obj).map_err(|m| invalid(line_no, m))?;
+            let step = parse_finish(&obj).map_err(|m| invalid(line_no, m.to_string()))?;
             resumed.records.push(Record {
                 line: line_no,
                 input: Input::Finish { step },
@@ -559,7 +586,10 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Resumed, JournalError> {
     }
     resumed.next_step = last_obs.map_or(0, |s| s.saturating_add(1));
     for r in &resumed.records {
-        if let Input::Observation { step, observation } = &r.input {
+        if let Input::Observation {
+            step, observation, ..
+        } = &r.input
+        {
             resumed.observations.push((*step, observation.clone()));
         }
         resumed.events.extend(r.events.iter().cloned());
@@ -567,91 +597,145 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Resumed, JournalError> {
     Ok(resumed)
 }
 
-fn only_keys(obj: &Map<String, Value>, allowed: &[&str]) -> Result<(), String> {
+/// What is wrong with one line of a journal (its file and line are the
+/// caller's to add).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LineError {
+    #[error("unknown key {key:?} (this line may hold {allowed:?})")]
+    UnknownKey {
+        key: String,
+        allowed: &'static [&'static str],
+    },
+    #[error("line 1 is not a journal header (no \"journal\" key)")]
+    NoHeader,
+    #[error("journal format {0}; this arbiter reads formats {OLDEST_FORMAT} to {FORMAT_VERSION}")]
+    Format(Value),
+    #[error("the header needs the game's \"setup\" as a string")]
+    NoSetup,
+    #[error("\"arbiter\" is the version that wrote the journal, a string")]
+    WrittenBy,
+    #[error("\"{0}\" is a step number")]
+    Step(&'static str),
+    #[error("\"{0}\" is a string")]
+    NotString(&'static str),
+    #[error("an observation has exactly one of {OBSERVATION_KINDS:?}, this one has {0:?}")]
+    ObservationKind(Vec<&'static str>),
+    #[error("\"origin\" is [col, row]")]
+    Origin,
+    #[error("table, grid row {}: {}", .0.line + 1, .0.message)]
+    Grid(GridError),
+    #[error("\"busy\" is true")]
+    Busy,
+    #[error("\"roll\" is the number the die shows")]
+    Roll,
+    #[error("\"{0}\" is a list of [col, row, token]")]
+    CellList(&'static str),
+    #[error("{0}: {1}")]
+    CellToken(&'static str, TokenError),
+    #[error("{0}: \"..\" is no card; leave the cell out")]
+    NoCard(&'static str),
+    #[error("\"beneath\" belongs with a table")]
+    BeneathAlone,
+}
+
+const OBSERVATION_KINDS: [&str; 6] = ["table", "cells", "busy", "draw", "call", "roll"];
+
+fn only_keys(obj: &Map<String, Value>, allowed: &'static [&'static str]) -> Result<(), LineError> {
     match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(format!(
-            "unknown key {k:?} (this line may hold {allowed:?})"
-        )),
+        Some(k) => Err(LineError::UnknownKey {
+            key: k.clone(),
+            allowed,
+        }),
         None => Ok(()),
     }
 }
 
-fn parse_header(obj: &Map<String, Value>) -> Result<(String, Option<String>), String> {
+fn parse_header(obj: &Map<String, Value>) -> Result<(String, Option<String>), LineError> {
     let Some(version) = obj.get("journal") else {
-        return Err("line 1 is not a journal header (no \"journal\" key)".into());
+        return Err(LineError::NoHeader);
     };
-    if version.as_u64() != Some(FORMAT_VERSION) {
-        return Err(format!(
-            "journal format {version}; this arbiter reads format {FORMAT_VERSION}"
-        ));
+    if !version
+        .as_u64()
+        .is_some_and(|v| (OLDEST_FORMAT..=FORMAT_VERSION).contains(&v))
+    {
+        return Err(LineError::Format(version.clone()));
     }
     only_keys(obj, &["journal", "arbiter", "setup"])?;
     let setup = obj
         .get("setup")
         .and_then(Value::as_str)
-        .ok_or("the header needs the game's \"setup\" as a string")?;
+        .ok_or(LineError::NoSetup)?;
     let by = match obj.get("arbiter") {
         None => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => {
-            return Err("\"arbiter\" is the version that wrote the journal, a string".into());
-        }
+        Some(_) => return Err(LineError::WrittenBy),
     };
     Ok((setup.to_string(), by))
 }
 
-fn step_of(obj: &Map<String, Value>, key: &str) -> Result<usize, String> {
+fn step_of(obj: &Map<String, Value>, key: &'static str) -> Result<usize, LineError> {
     obj.get(key)
         .and_then(Value::as_u64)
         .and_then(|s| usize::try_from(s).ok())
-        .ok_or_else(|| format!("\"{key}\" is a step number"))
+        .ok_or(LineError::Step(key))
 }
 
-fn parse_finish(obj: &Map<String, Value>) -> Result<usize, String> {
+fn parse_finish(obj: &Map<String, Value>) -> Result<usize, LineError> {
     only_keys(obj, &["finish"])?;
     step_of(obj, "finish")
 }
 
-fn str_of<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a str, String> {
+fn str_of<'a>(obj: &'a Map<String, Value>, key: &'static str) -> Result<&'a str, LineError> {
     obj.get(key)
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("\"{key}\" is a string"))
+        .ok_or(LineError::NotString(key))
 }
 
-fn parse_observation(obj: &Map<String, Value>) -> Result<(usize, Observation), String> {
+fn parse_observation(obj: &Map<String, Value>) -> Result<(usize, Observation, Beneath), LineError> {
     let step = step_of(obj, "obs")?;
-    let kinds = ["table", "cells", "busy", "draw", "call", "roll"];
-    let present: Vec<&str> = kinds
+    let present: Vec<&'static str> = OBSERVATION_KINDS
         .iter()
         .copied()
         .filter(|k| obj.contains_key(*k))
         .collect();
     let [kind] = present[..] else {
-        return Err(format!(
-            "an observation has exactly one of {kinds:?}, this one has {present:?}"
-        ));
+        return Err(LineError::ObservationKind(present));
+    };
+    let beneath = match obj.get("beneath") {
+        None => Beneath::new(),
+        Some(_) if !matches!(kind, "table" | "cells") => return Err(LineError::BeneathAlone),
+        Some(v) => parse_cell_list(v, "beneath")?.into_iter().fold(
+            Beneath::new(),
+            |mut b, (cell, token)| {
+                b.entry(cell).or_default().push(token);
+                b
+            },
+        ),
     };
     let observation = match kind {
         "table" => {
-            only_keys(obj, &["obs", "table", "origin"])?;
+            only_keys(obj, &["obs", "table", "origin", "beneath"])?;
             let grid = str_of(obj, "table")?;
             let origin = match obj.get("origin") {
                 None => Cell::default(),
-                Some(v) => serde_json::from_value::<Cell>(v.clone())
-                    .map_err(|_| "\"origin\" is [col, row]".to_string())?,
+                Some(v) => {
+                    serde_json::from_value::<Cell>(v.clone()).map_err(|_| LineError::Origin)?
+                }
             };
-            let table = Table::parse_grid(grid, origin)
-                .map_err(|e| format!("table, grid row {}: {}", e.line + 1, e.message))?;
-            Observation::Table(table)
+            Observation::Table(Table::parse_grid(grid, origin).map_err(LineError::Grid)?)
         }
         "cells" => {
-            only_keys(obj, &["obs", "cells"])?;
-            Observation::Table(parse_cells(&obj["cells"])?)
+            only_keys(obj, &["obs", "cells", "beneath"])?;
+            Observation::Table(
+                parse_cell_list(&obj["cells"], "cells")?
+                    .into_iter()
+                    .collect(),
+            )
         }
         "busy" => {
             only_keys(obj, &["obs", "busy"])?;
             if obj["busy"] != Value::Bool(true) {
-                return Err("\"busy\" is true".into());
+                return Err(LineError::Busy);
             }
             Observation::Busy
         }
@@ -675,16 +759,17 @@ fn parse_observation(obj: &Map<String, Value>) -> Result<(usize, Observation), S
             let roll = obj["roll"]
                 .as_u64()
                 .and_then(|r| u8::try_from(r).ok())
-                .ok_or("\"roll\" is the number the die shows")?;
+                .ok_or(LineError::Roll)?;
             Observation::Roll(roll)
         }
     };
-    Ok((step, observation))
+    Ok((step, observation, beneath))
 }
 
-/// The sparse form of a table: `[[col, row, "wN"], ...]`.
-fn parse_cells(v: &Value) -> Result<Table, String> {
-    let bad = || "\"cells\" is a list of [col, row, token]".to_string();
+/// A list of cards by cell, `[[col, row, "wN"], ...]`, in its order (the
+/// sparse form of a table, and the cards beneath one).
+fn parse_cell_list(v: &Value, key: &'static str) -> Result<Vec<(Cell, Token)>, LineError> {
+    let bad = || LineError::CellList(key);
     let mut cells = Vec::new();
     for entry in v.as_array().ok_or_else(bad)? {
         let [c, r, t] = entry.as_array().map(Vec::as_slice).ok_or_else(bad)? else {
@@ -699,17 +784,37 @@ fn parse_cells(v: &Value) -> Result<Table, String> {
         } else {
             Token::parse(tok)
         };
-        match token.map_err(|e| format!("cells: {e}"))? {
+        match token.map_err(|e| LineError::CellToken(key, e))? {
             Some(token) => cells.push((Cell::new(col, row), token)),
-            None => return Err("cells: \"..\" is no card; leave the cell out".into()),
+            None => return Err(LineError::NoCard(key)),
         }
     }
-    Ok(cells.into_iter().collect())
+    Ok(cells)
 }
 
-fn observation_json(step: usize, obs: &Observation) -> Value {
+/// `[[col, row, "wN"], ...]`.
+fn cell_list<'a>(cells: impl Iterator<Item = (Cell, &'a Token)>) -> Value {
+    cells
+        .map(|(c, tok)| {
+            Value::Array(vec![
+                Value::from(c.col),
+                Value::from(c.row),
+                Value::from(tok.to_string()),
+            ])
+        })
+        .collect::<Vec<_>>()
+        .into()
+}
+
+fn observation_json(step: usize, obs: &Observation, beneath: &Beneath) -> Value {
     let mut m = Map::new();
     m.insert("obs".into(), step.into());
+    if !beneath.is_empty() {
+        let cards = beneath
+            .iter()
+            .flat_map(|(&cell, tokens)| tokens.iter().map(move |t| (cell, t)));
+        m.insert("beneath".into(), cell_list(cards));
+    }
     match obs {
         // A grid shows one card a cell; a table with a throne pair goes in
         // the cell list, which spells the pair out.
@@ -719,17 +824,11 @@ fn observation_json(step: usize, obs: &Observation) -> Value {
             m.insert("origin".into(), Value::from(vec![origin.col, origin.row]));
         }
         Observation::Table(t) => {
-            let cells: Vec<Value> = t
-                .iter()
-                .map(|(c, tok)| {
-                    Value::Array(vec![
-                        Value::from(c.col),
-                        Value::from(c.row),
-                        Value::from(tok.to_string()),
-                    ])
-                })
-                .collect();
-            m.insert("cells".into(), cells.into());
+            let cells: Vec<(Cell, Token)> = t.iter().collect();
+            m.insert(
+                "cells".into(),
+                cell_list(cells.iter().map(|(c, t)| (*c, t))),
+            );
         }
         Observation::Busy => {
             m.insert("busy".into(), true.into());
@@ -812,7 +911,9 @@ pub fn rebuild(resumed: &Resumed) -> Result<Rebuilt, JournalError> {
     for (i, record) in resumed.records.iter().enumerate() {
         let got = match &record.input {
             Input::Start => referee.start(),
-            Input::Observation { step, observation } => referee.observe(*step, observation),
+            Input::Observation {
+                step, observation, ..
+            } => referee.observe(*step, observation),
             Input::Finish { step } => referee.finish(*step),
         };
         let is_last = i + 1 == n;
@@ -1217,7 +1318,7 @@ black = "P N P P B Q P R P N P B P R P"
         let text = fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert!(
-            lines[0].starts_with(r#"{"journal":1,"arbiter":"#),
+            lines[0].starts_with(r#"{"journal":2,"arbiter":"#),
             "{}",
             lines[0]
         );
@@ -1254,16 +1355,49 @@ black = "P N P P B Q P R P N P B P R P"
             },
             Observation::Roll(4),
         ];
+        let none = Beneath::new();
         for (i, o) in obs.iter().enumerate() {
-            let v = observation_json(i, o);
+            let v = observation_json(i, o, &none);
             let Value::Object(m) = &v else { panic!() };
-            assert_eq!(parse_observation(m).unwrap(), (i, o.clone()), "{v}");
+            assert_eq!(
+                parse_observation(m).unwrap(),
+                (i, o.clone(), none.clone()),
+                "{v}"
+            );
         }
         assert_eq!(
-            observation_json(0, &obs[0]).to_string(),
+            observation_json(0, &obs[0], &none).to_string(),
             r#"{"obs":0,"table":"","origin":[0,0]}"#
         );
-        assert!(observation_json(1, &obs[1]).get("cells").is_some());
+        assert!(observation_json(1, &obs[1], &none).get("cells").is_some());
+    }
+
+    #[test]
+    fn the_cards_beneath_a_table_round_trip_bottom_first() {
+        let table = Table::parse_grid("wN ##", Cell::default()).unwrap();
+        let knight = Token::Up(crate::table::Card::new(
+            crate::table::Colour::White,
+            crate::table::Piece::Knight,
+        ));
+        let beneath: Beneath = [
+            (Cell::new(0, 0), vec![Token::Down, knight]),
+            (Cell::new(1, 0), vec![Token::Down]),
+        ]
+        .into();
+        for obs in [
+            Observation::Table(table.clone()),
+            Observation::Table(Table::parse_grid("wN", Cell::new(20_000, 0)).unwrap()),
+        ] {
+            let v = observation_json(7, &obs, &beneath);
+            let back = parse_observation(v.as_object().unwrap()).unwrap();
+            assert_eq!(back, (7, obs, beneath.clone()), "{v}");
+        }
+        let busy = serde_json::json!({"obs": 1, "busy": true, "beneath": []});
+        let e = parse_observation(busy.as_object().unwrap()).unwrap_err();
+        assert_eq!(e, LineError::BeneathAlone);
+        let empty = serde_json::json!({"obs": 1, "table": "wN", "beneath": [[0, 0, ".."]]});
+        let e = parse_observation(empty.as_object().unwrap()).unwrap_err();
+        assert!(e.to_string().contains("beneath"), "{e}");
     }
 
     #[test]
@@ -1316,7 +1450,8 @@ black = "P N P P B Q P R P N P B P R P"
         for (text, want) in [
             ("", ":1: no header line"),
             ("{\"journal\":1,\"setup\":\"game = ", ":1: no header line"),
-            ("{\"journal\":2,\"setup\":\"\"}\n", "format 2"),
+            ("{\"journal\":3,\"setup\":\"\"}\n", "format 3"),
+            ("{\"journal\":0,\"setup\":\"\"}\n", "format 0"),
             ("{\"obs\":0,\"busy\":true}\n", "not a journal header"),
             (
                 "{\"journal\":1,\"setup\":\"game = \\\"chess\\\"\"}\n",
@@ -1444,8 +1579,8 @@ black = "P N P P B Q P R P N P B P R P"
             Some(Token::Up(Card::new(Colour::Blue, Piece::Bishop))),
         );
         let obs = Observation::Table(t.clone());
-        let json = observation_json(3, &obs);
-        let (step, back) = parse_observation(json.as_object().unwrap()).unwrap();
+        let json = observation_json(3, &obs, &Beneath::new());
+        let (step, back, _) = parse_observation(json.as_object().unwrap()).unwrap();
         assert_eq!((step, back), (3, obs));
         let d = diagram(&t);
         assert!(d.contains("uB uK"), "{d}");

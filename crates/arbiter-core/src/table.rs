@@ -258,6 +258,12 @@ pub fn parse_pieces(text: &str, colour: Colour) -> Result<Vec<Piece>, BadPiece> 
         .collect()
 }
 
+/// The cards under each cell's top card, bottom first: what a table of
+/// stacked cards hides (a piece put on a face-down card). The referee
+/// judges the top cards only; the journal keeps these so that a resumed
+/// mock table has its stacks again.
+pub type Beneath = std::collections::BTreeMap<Cell, Vec<Token>>;
+
 /// A word in a list of pieces that is no piece of the list's colour.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("bad piece {0:?}: write piece letters K Q R B N P, such as \"Q R B\"")]
