@@ -28,13 +28,35 @@ pub fn events_at(events: &[Event], step: usize) -> Vec<&EventBody> {
         .collect()
 }
 
+/// A JSON line that is no event of the stream.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadEvent {
+    #[error("an event needs a numeric \"step\"")]
+    Step,
+    #[error("an event is a JSON object")]
+    NotObject,
+    #[error("{0}")]
+    Body(String),
+}
+
 /// The one event of step `step`, if it is a flag; what the step emitted
-/// instead otherwise, for a message.
-pub fn sole_flag(events: &[Event], step: usize) -> Result<&Flag, String> {
+/// instead otherwise.
+pub fn sole_flag(events: &[Event], step: usize) -> Result<&Flag, NotOneFlag> {
     match events_at(events, step)[..] {
         [EventBody::Flag(f)] => Ok(f),
-        ref other => Err(format!("step {step} gave {other:?}, not one flag")),
+        ref other => Err(NotOneFlag {
+            step,
+            got: other.iter().map(|b| (*b).clone()).collect(),
+        }),
     }
+}
+
+/// A step that was to raise one flag and did not (see [`sole_flag`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("step {step} gave {got:?}, not one flag")]
+pub struct NotOneFlag {
+    pub step: usize,
+    pub got: Vec<EventBody>,
 }
 
 /// Whether two lists hold the same cells, in any order.
@@ -267,14 +289,16 @@ impl Event {
     }
 
     /// Parses one line of the stream back (the journal and tests use it).
-    pub fn from_json(v: &Value) -> Result<Event, String> {
+    pub fn from_json(v: &Value) -> Result<Event, BadEvent> {
         let step = v
             .get("step")
             .and_then(Value::as_u64)
-            .ok_or("an event needs a numeric \"step\"")? as usize;
-        let mut fields = v.as_object().ok_or("an event is a JSON object")?.clone();
+            .and_then(|s| usize::try_from(s).ok())
+            .ok_or(BadEvent::Step)?;
+        let mut fields = v.as_object().ok_or(BadEvent::NotObject)?.clone();
         fields.remove("step");
-        let body = serde_json::from_value(Value::Object(fields)).map_err(|e| e.to_string())?;
+        let body = serde_json::from_value(Value::Object(fields))
+            .map_err(|e| BadEvent::Body(e.to_string()))?;
         Ok(Event { step, body })
     }
 }

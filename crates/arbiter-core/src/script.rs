@@ -18,7 +18,7 @@ use crate::games::{doublecross, enochian, enprise, twelve};
 use crate::observation::Observation;
 use crate::referee::AnyReferee;
 pub use crate::setup::GameKind;
-use crate::setup::{GameSetup, Part, SetupError, Start, cell_key, lay_throne};
+use crate::setup::{BadThrone, GameSetup, Part, SetupError, Start, cell_key, lay_throne};
 use crate::table::{Cell, Colour, Table};
 
 /// A problem in a script (or any TOML input), located.
@@ -418,7 +418,7 @@ fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step
         let origin = s.origin.map(|[c, r]| Cell::new(c, r)).unwrap_or_default();
         let mut table = grid(lines, text, t, origin)?;
         if let Some(th) = &s.thrones {
-            lay_thrones(&mut table, th).map_err(|m| (line, m))?;
+            lay_thrones(&mut table, th).map_err(|m| (line, m.to_string()))?;
         }
         Observation::Table(table)
     } else if let Some(b) = s.busy {
@@ -457,11 +457,11 @@ fn step(lines: &LineIndex, text: &str, s: RawStep, line: usize) -> Located2<Step
 }
 
 /// Lays a `thrones` table (`{ e1 = "uK+uN" }`) over a grid.
-fn lay_thrones(table: &mut Table, thrones: &toml::Table) -> Result<(), String> {
+fn lay_thrones(table: &mut Table, thrones: &toml::Table) -> Result<(), BadThrone> {
     for (key, value) in thrones {
         let text = value
             .as_str()
-            .ok_or_else(|| format!("thrones: {key} must be a pair such as \"uK+uN\""))?;
+            .ok_or_else(|| BadThrone::NotText(key.clone()))?;
         lay_throne(table, key, text)?;
     }
     Ok(())

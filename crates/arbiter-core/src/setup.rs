@@ -18,7 +18,7 @@ use crate::games::enochian::{self, Enochian};
 use crate::games::enprise::{self, EnPrise};
 use crate::games::twelve::{self, Twelve};
 use crate::referee::{AnyReferee, Referee};
-use crate::table::{Cell, Colour, Table, Token};
+use crate::table::{Cell, Colour, GridError, Table, Token, TokenError};
 
 /// The games arbiter referees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -221,13 +221,21 @@ struct RawStart<S> {
     state: S,
 }
 
-impl<S> TryFrom<RawStart<S>> for Start<S> {
-    type Error = String;
+/// A start position as written that is no table.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadStart {
+    #[error("table, its line {}: {}", .0.line + 1, .0.message)]
+    Grid(GridError),
+    #[error(transparent)]
+    Throne(#[from] BadThrone),
+}
 
-    fn try_from(raw: RawStart<S>) -> Result<Self, String> {
+impl<S> TryFrom<RawStart<S>> for Start<S> {
+    type Error = BadStart;
+
+    fn try_from(raw: RawStart<S>) -> Result<Self, BadStart> {
         let origin = Cell::new(raw.origin[0], raw.origin[1]);
-        let mut table = Table::parse_grid(&raw.table, origin)
-            .map_err(|e| format!("table, its line {}: {}", e.line + 1, e.message))?;
+        let mut table = Table::parse_grid(&raw.table, origin).map_err(BadStart::Grid)?;
         for (key, pair) in &raw.thrones {
             lay_throne(&mut table, key, pair)?;
         }
@@ -280,23 +288,41 @@ pub fn parse_cell_key(key: &str) -> Option<Cell> {
 
 /// Lays a throne (`e1 = "uK+uN"`) over a grid: the cell holds both cards,
 /// and the grid must show one of them there.
-pub fn lay_throne(table: &mut Table, key: &str, text: &str) -> Result<(), String> {
-    let cell = parse_cell_key(key).ok_or_else(|| {
-        format!("thrones: {key:?} is not a square (such as e1) or a cell (such as \"4,7\")")
-    })?;
-    let pair = Token::parse_pair(text).map_err(|e| format!("thrones: {key}: {e}"))?;
+pub fn lay_throne(table: &mut Table, key: &str, text: &str) -> Result<(), BadThrone> {
+    let cell = parse_cell_key(key).ok_or_else(|| BadThrone::Key(key.to_string()))?;
+    let pair = Token::parse_pair(text).map_err(|e| BadThrone::Pair(key.to_string(), e))?;
     let shown = table.get(cell);
     if !shown
         .and_then(Token::card)
         .is_some_and(|c| pair.cards().any(|p| p == c))
     {
-        let shown = shown.map_or("..".to_string(), |t| t.to_string());
-        return Err(format!(
-            "thrones: {key} = {text:?}, but the grid shows {shown} there (it shows one of the pair)"
-        ));
+        return Err(BadThrone::NotShown {
+            key: key.to_string(),
+            pair: text.to_string(),
+            shown: shown.map_or("..".to_string(), |t| t.to_string()),
+        });
     }
     table.set(cell, Some(pair));
     Ok(())
+}
+
+/// A throne (two cards on one square) that cannot be laid.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadThrone {
+    #[error("thrones: {0:?} is not a square (such as e1) or a cell (such as \"4,7\")")]
+    Key(String),
+    #[error("thrones: {0} must be a pair such as \"uK+uN\"")]
+    NotText(String),
+    #[error("thrones: {0}: {1}")]
+    Pair(String, TokenError),
+    #[error(
+        "thrones: {key} = {pair:?}, but the grid shows {shown} there (it shows one of the pair)"
+    )]
+    NotShown {
+        key: String,
+        pair: String,
+        shown: String,
+    },
 }
 
 /// The part of a setup a problem lies in, so that a format can point at it

@@ -17,7 +17,6 @@
 use std::collections::BTreeMap;
 
 use arbiter_core::event::{Event, EventBody, FlagKind, How};
-use arbiter_core::games::Game;
 use arbiter_core::games::doublecross::DoubleCross;
 use arbiter_core::games::doublecross::mistakes::Kind;
 use arbiter_core::games::enochian::Enochian;
@@ -25,6 +24,7 @@ use arbiter_core::games::enprise::EnPrise;
 use arbiter_core::games::enprise::mistakes::{self, MISTAKES};
 use arbiter_core::games::twelve::random::RandomGame as TwelveGame;
 use arbiter_core::games::twelve::{Action as TwelveAction, Phase, SIDES, Twelve};
+use arbiter_core::games::{Game, Uncaught};
 use arbiter_core::games::{doublecross, enochian, enprise, twelve};
 use arbiter_core::observation::Observation;
 use arbiter_core::referee::Referee;
@@ -87,12 +87,12 @@ impl Report {
 
     /// Counts one mistake of `kind` injected, and caught and recovered
     /// from if `result` is `Ok`; what went wrong otherwise.
-    fn tally(&mut self, kind: &'static str, result: Result<(), String>) {
+    fn tally(&mut self, kind: &'static str, result: Result<(), Uncaught>) {
         let entry = self.mistakes.entry(kind).or_default();
         entry.0 += 1;
         match result {
             Ok(()) => entry.1 += 1,
-            Err(e) => self.fail(e),
+            Err(e) => self.fail(e.0),
         }
     }
 
@@ -325,7 +325,7 @@ fn soak_twelve(games: usize, seed: u64) -> Report {
         if let Some(result) = overtaken_send_back(&g, &mut rng) {
             r.tally(
                 "incomplete_action",
-                result.map_err(|e| format!("twelve seed {s}: {e}")),
+                result.map_err(|e| Uncaught(format!("twelve seed {s}: {e}"))),
             );
         }
     }
@@ -336,7 +336,7 @@ fn soak_twelve(games: usize, seed: u64) -> Report {
 /// opponent's next action with the send-back undone (`incomplete_action`
 /// at the Bishop, owed by its side), then that action with the send-back
 /// done, which mends it. `None` where the game has no such entry.
-fn overtaken_send_back(g: &TwelveGame, rng: &mut StdRng) -> Option<Result<(), String>> {
+fn overtaken_send_back(g: &TwelveGame, rng: &mut StdRng) -> Option<Result<(), Uncaught>> {
     let entries: Vec<usize> = (1..g.steps.len().saturating_sub(1))
         .filter(|&i| {
             let Some(TwelveAction::BishopEntry {
@@ -397,10 +397,10 @@ fn overtaken_send_back(g: &TwelveGame, rng: &mut StdRng) -> Option<Result<(), St
     let right = matches!(flagged[..], [f] if f.kind == FlagKind::IncompleteAction
         && f.rule == "TW-10.2" && f.cells == [at] && f.player.as_deref() == Some(SIDES[side].name()));
     if !right {
-        return Some(Err(format!(
+        return Some(Err(Uncaught(format!(
             "step {}: the send-back overtaken gave {flagged:?}",
             i + 1
-        )));
+        ))));
     }
     let mended = events[i + 2].first().is_some_and(|e| {
         matches!(
@@ -417,10 +417,10 @@ fn overtaken_send_back(g: &TwelveGame, rng: &mut StdRng) -> Option<Result<(), St
         .filter(|e| matches!(e.body, EventBody::Flag(_)))
         .count();
     if !mended || later > 0 {
-        return Some(Err(format!(
+        return Some(Err(Uncaught(format!(
             "step {}: not mended, or {later} flags after",
             i + 2
-        )));
+        ))));
     }
     Some(Ok(()))
 }

@@ -22,20 +22,31 @@ pub enum InputSpec {
 /// What an `--input` says when it names nothing this build reads.
 const KINDS: &str = "mock, script:FILE, serial:PORT, frames:DIR or camera:N";
 
-impl FromStr for InputSpec {
-    type Err = String;
+/// An `--input` that names no input.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadInput {
+    #[error("write the input as KIND:WHERE, such as script:game.toml ({KINDS})")]
+    NoKind,
+    #[error("{0}: name where, such as {0}:…")]
+    NoPlace(String),
+    #[error("name the camera by number, such as camera:0, not {0:?}")]
+    CameraNumber(String),
+    #[error("unknown input kind {0:?} (this build reads {KINDS})")]
+    UnknownKind(String),
+}
 
-    fn from_str(s: &str) -> Result<InputSpec, String> {
+impl FromStr for InputSpec {
+    type Err = BadInput;
+
+    fn from_str(s: &str) -> Result<InputSpec, BadInput> {
         if s == "mock" {
             return Ok(InputSpec::Mock);
         }
         let Some((kind, place)) = s.split_once(':') else {
-            return Err(format!(
-                "write the input as KIND:WHERE, such as script:game.toml ({KINDS})"
-            ));
+            return Err(BadInput::NoKind);
         };
         if place.is_empty() {
-            return Err(format!("{kind}: name where, such as {kind}:…"));
+            return Err(BadInput::NoPlace(kind.to_string()));
         }
         match kind {
             "script" => Ok(InputSpec::Script(place.into())),
@@ -44,10 +55,8 @@ impl FromStr for InputSpec {
             "camera" => place
                 .parse()
                 .map(|n| InputSpec::Camera(CameraInput::Webcam(n)))
-                .map_err(|_| format!("name the camera by number, such as camera:0, not {place:?}")),
-            _ => Err(format!(
-                "unknown input kind {kind:?} (this build reads {KINDS})"
-            )),
+                .map_err(|_| BadInput::CameraNumber(place.to_string())),
+            _ => Err(BadInput::UnknownKind(kind.to_string())),
         }
     }
 }
@@ -87,7 +96,7 @@ mod tests {
 
     #[test]
     fn a_bad_input_says_what_is_wrong() {
-        let err = |s: &str| s.parse::<InputSpec>().unwrap_err();
+        let err = |s: &str| s.parse::<InputSpec>().unwrap_err().to_string();
         assert!(err("game.toml").contains("KIND:WHERE"));
         assert!(err("script:").contains("name where"));
         assert!(err("camera:front").contains("by number"));

@@ -11,6 +11,13 @@ use crate::event::{EventBody, Flag, FlagKind};
 use crate::observation::Observation;
 use crate::table::{Card, Cell, Change, Colour, Table};
 
+/// Why an injected mistake was not flagged and recovered from as its spec
+/// says: the mistake checks' report (tests and the soak).
+#[cfg(any(test, feature = "testkit"))]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Uncaught(pub String);
+
 /// The referee's answer about one observation that differs from the table
 /// the game expects.
 #[derive(Clone, Debug)]

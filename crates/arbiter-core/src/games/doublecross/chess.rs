@@ -587,6 +587,11 @@ impl Sink for Count {
     }
 }
 
+/// A FEN that is no position: which field, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FenError(pub String);
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     by_side: [u64; 2],
@@ -617,23 +622,24 @@ impl Position {
             .expect("the start position's FEN is valid")
     }
 
-    pub fn from_fen(fen: &str) -> Result<Position, String> {
+    /// Reads a position from FEN (6 fields, or 4 without the clocks).
+    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
         let fields: Vec<&str> = fen.split_whitespace().collect();
         if fields.len() != 4 && fields.len() != 6 {
-            return Err(format!(
+            return Err(FenError(format!(
                 "FEN {fen:?} has {} fields; expected 6 (or 4, without the clocks)",
                 fields.len()
-            ));
+            )));
         }
         let mut pos = Position::empty();
 
         let ranks: Vec<&str> = fields[0].split('/').collect();
         if ranks.len() != 8 {
-            return Err(format!(
+            return Err(FenError(format!(
                 "FEN board {:?} has {} ranks; expected 8",
                 fields[0],
                 ranks.len()
-            ));
+            )));
         }
         for (i, text) in ranks.iter().enumerate() {
             let rank = 7 - i as u8;
@@ -648,7 +654,10 @@ impl Position {
                         Side::Black
                     };
                     let piece = Piece::from_letter(c.to_ascii_uppercase()).ok_or_else(|| {
-                        format!("FEN rank {} has a bad piece letter {c:?}", rank + 1)
+                        FenError(format!(
+                            "FEN rank {} has a bad piece letter {c:?}",
+                            rank + 1
+                        ))
                     })?;
                     if file < 8 {
                         pos.set(file + 8 * rank, Some((side, piece)));
@@ -656,24 +665,28 @@ impl Position {
                     file += 1;
                 }
                 if file > 8 {
-                    return Err(format!(
+                    return Err(FenError(format!(
                         "FEN rank {} ({text:?}) is longer than 8 squares",
                         rank + 1
-                    ));
+                    )));
                 }
             }
             if file != 8 {
-                return Err(format!(
+                return Err(FenError(format!(
                     "FEN rank {} ({text:?}) covers {file} squares; expected 8",
                     rank + 1
-                ));
+                )));
             }
         }
 
         pos.turn = match fields[1] {
             "w" => Side::White,
             "b" => Side::Black,
-            t => return Err(format!("FEN side to move {t:?} is not \"w\" or \"b\"")),
+            t => {
+                return Err(FenError(format!(
+                    "FEN side to move {t:?} is not \"w\" or \"b\""
+                )));
+            }
         };
 
         if fields[2] != "-" {
@@ -683,34 +696,49 @@ impl Position {
                     'Q' => WHITE_QUEENSIDE,
                     'k' => BLACK_KINGSIDE,
                     'q' => BLACK_QUEENSIDE,
-                    _ => return Err(format!("FEN castling rights {:?} contain {c:?}", fields[2])),
+                    _ => {
+                        return Err(FenError(format!(
+                            "FEN castling rights {:?} contain {c:?}",
+                            fields[2]
+                        )));
+                    }
                 };
                 if pos.castling & right != 0 {
-                    return Err(format!("FEN castling rights {:?} repeat {c:?}", fields[2]));
+                    return Err(FenError(format!(
+                        "FEN castling rights {:?} repeat {c:?}",
+                        fields[2]
+                    )));
                 }
                 pos.castling |= right;
             }
         }
 
         if fields[3] != "-" {
-            let sq = parse_square(fields[3])
-                .ok_or_else(|| format!("FEN en-passant square {:?} is not a square", fields[3]))?;
+            let sq = parse_square(fields[3]).ok_or_else(|| {
+                FenError(format!(
+                    "FEN en-passant square {:?} is not a square",
+                    fields[3]
+                ))
+            })?;
             if sq / 8 != 2 && sq / 8 != 5 {
-                return Err(format!(
+                return Err(FenError(format!(
                     "FEN en-passant square {:?} is not on rank 3 or 6",
                     fields[3]
-                ));
+                )));
             }
             pos.ep = Some(sq);
         }
 
         if fields.len() == 6 {
-            pos.halfmove = fields[4]
-                .parse()
-                .map_err(|_| format!("FEN halfmove clock {:?} is not a number", fields[4]))?;
-            pos.fullmove = fields[5]
-                .parse()
-                .map_err(|_| format!("FEN move number {:?} is not a number", fields[5]))?;
+            pos.halfmove = fields[4].parse().map_err(|_| {
+                FenError(format!(
+                    "FEN halfmove clock {:?} is not a number",
+                    fields[4]
+                ))
+            })?;
+            pos.fullmove = fields[5].parse().map_err(|_| {
+                FenError(format!("FEN move number {:?} is not a number", fields[5]))
+            })?;
         }
         Ok(pos)
     }
@@ -1354,7 +1382,7 @@ mod tests {
             ("8/8/8/8/8/8/8/8 w - - 0 -1", "move number"),
             ("8/8/8/8/8/8/8/8 w - - 0 99999999999", "move number"),
         ] {
-            let err = Position::from_fen(fen).expect_err(fen);
+            let err = Position::from_fen(fen).expect_err(fen).to_string();
             assert!(err.contains(says), "{fen:?}: {err:?} should say {says:?}");
         }
     }

@@ -81,22 +81,33 @@ pub enum DcCard {
     Joust(Joust),
 }
 
+/// A drawn card as written that is no card of the deck.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadDraw {
+    #[error(
+        "unknown Joust card {0:?} (joust: save-king, doublecross, return-any-piece, \
+         remove-any-pawn, wild-move, lose-move or switch-sides)"
+    )]
+    UnknownJoust(String),
+    #[error("{0:?} is no ChessDek card (w or b, then K Q R B N P, such as \"wQ\")")]
+    NotAPiece(String),
+    #[error(
+        "{0:?} is no ChessDek card (a piece card such as \"wQ\" or a Joust card such as \"joust:wild-move\")"
+    )]
+    NotACard(String),
+}
+
 impl DcCard {
     /// Parses a draw as scripts and inputs write it: `wQ` or
     /// `joust:wild-move`.
-    pub fn parse(s: &str) -> Result<DcCard, String> {
+    pub fn parse(s: &str) -> Result<DcCard, BadDraw> {
         let s = s.trim();
         if let Some(name) = s.strip_prefix("joust:") {
             return Joust::ALL
                 .into_iter()
                 .find(|j| j.name() == name)
                 .map(DcCard::Joust)
-                .ok_or_else(|| {
-                    format!(
-                        "unknown Joust card {s:?} (joust: save-king, doublecross, return-any-piece, \
-                         remove-any-pawn, wild-move, lose-move or switch-sides)"
-                    )
-                });
+                .ok_or_else(|| BadDraw::UnknownJoust(s.to_string()));
         }
         let mut chars = s.chars();
         match (chars.next(), chars.next(), chars.next()) {
@@ -104,13 +115,9 @@ impl DcCard {
                 (Some(colour @ (Colour::White | Colour::Black)), Some(piece)) => {
                     Ok(DcCard::Piece(Card::new(colour, piece)))
                 }
-                _ => Err(format!(
-                    "{s:?} is no ChessDek card (w or b, then K Q R B N P, such as \"wQ\")"
-                )),
+                _ => Err(BadDraw::NotAPiece(s.to_string())),
             },
-            _ => Err(format!(
-                "{s:?} is no ChessDek card (a piece card such as \"wQ\" or a Joust card such as \"joust:wild-move\")"
-            )),
+            _ => Err(BadDraw::NotACard(s.to_string())),
         }
     }
 
@@ -300,11 +307,13 @@ mod tests {
         assert!(
             DcCard::parse("rQ")
                 .unwrap_err()
+                .to_string()
                 .contains("no ChessDek card")
         );
         assert!(
             DcCard::parse("joust:fly")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown Joust")
         );
         assert!(DcCard::parse("wQQ").is_err());

@@ -13,6 +13,7 @@ use crate::event::{
     Event, EventBody, FlagKind, How, events_at as at, first_difference, same_cells, sole_flag,
 };
 use crate::games::Game;
+use crate::games::Uncaught;
 use crate::observation::Observation;
 use crate::referee::replay_observations;
 use crate::table::{Cell, Piece};
@@ -207,7 +208,7 @@ fn replay(g: &RandomGame, obs: &[Observation]) -> Vec<Event> {
 /// Shows the mistake before step `inj.at` and checks: it raises one flag
 /// of its kind at its cells; the step after it clears the flag as it
 /// should; the rest of the game announces what it did without the mistake.
-pub fn check_injection(g: &RandomGame, inj: &Injection) -> Result<(), String> {
+pub fn check_injection(g: &RandomGame, inj: &Injection) -> Result<(), Uncaught> {
     let i = inj.at;
     let clean: Vec<Observation> = g.steps.iter().map(|s| s.observation.clone()).collect();
     let mut obs = clean.clone();
@@ -220,23 +221,25 @@ pub fn check_injection(g: &RandomGame, inj: &Injection) -> Result<(), String> {
     let base = replay(g, &clean);
     let got = replay(g, &obs);
     let ctx = format!("seed {}, step {i}, {:?}", g.seed, inj.kind);
-    let f = sole_flag(&got, i).map_err(|e| format!("{ctx}: {e}"))?;
+    let f = sole_flag(&got, i).map_err(|e| Uncaught(format!("{ctx}: {e}")))?;
     if f.kind != inj.kind || !same_cells(&f.cells, &inj.cells) {
-        return Err(format!(
+        return Err(Uncaught(format!(
             "{ctx}: got {} at {:?} ({}), want {:?}",
             f.kind.as_str(),
             f.cells,
             f.message,
             inj.cells
-        ));
+        )));
     }
     let mended = at(&got, i + 1);
     if !matches!(mended.first(), Some(EventBody::Cleared { kind, how }) if *kind == inj.kind && *how == inj.how)
     {
-        return Err(format!("{ctx}: after the mistake {mended:?}"));
+        return Err(Uncaught(format!("{ctx}: after the mistake {mended:?}")));
     }
     match first_difference(&got, &base, clean.len(), i, extra) {
-        Some(step) => Err(format!("{ctx}: step {step} differs after the mistake")),
+        Some(step) => Err(Uncaught(format!(
+            "{ctx}: step {step} differs after the mistake"
+        ))),
         None => Ok(()),
     }
 }
@@ -281,7 +284,7 @@ pub fn check_input_mistake(
     g: &RandomGame,
     kind: InputKind,
     pick: usize,
-) -> Option<Result<(), String>> {
+) -> Option<Result<(), Uncaught>> {
     let n = g.steps.len();
     (0..n).map(|k| (k + pick) % n).find_map(|i| match kind {
         InputKind::CheckNotCalled => check_not_called(g, i),
@@ -302,7 +305,7 @@ fn the_flag<'a>(
     rule: &str,
     player: &str,
     ctx: &str,
-) -> Result<&'a crate::event::Flag, String> {
+) -> Result<&'a crate::event::Flag, Uncaught> {
     let flags: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
@@ -312,10 +315,10 @@ fn the_flag<'a>(
         .collect();
     match flags[..] {
         [f] if f.kind == kind && f.rule == rule && f.player.as_deref() == Some(player) => Ok(f),
-        _ => Err(format!(
+        _ => Err(Uncaught(format!(
             "{ctx}: want one {} ({rule}) charged to {player}, got {events:?}",
             kind.as_str()
-        )),
+        ))),
     }
 }
 
@@ -346,7 +349,7 @@ fn new_check_cells(start: &Position, end: &Position) -> Vec<Cell> {
 }
 
 /// The check called at step `i` left uncalled, the opponent drawing next.
-fn check_not_called(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
+fn check_not_called(g: &RandomGame, i: usize) -> Option<Result<(), Uncaught>> {
     let s = &g.steps[i];
     let Observation::Call {
         call,
@@ -374,16 +377,18 @@ fn check_not_called(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
         let mut have = f.cells.clone();
         have.sort();
         if have != want {
-            return Err(format!(
+            return Err(Uncaught(format!(
                 "{ctx}: flagged at {have:?}, want {want:?} ({})",
                 f.message
-            ));
+            )));
         }
         if !here
             .iter()
             .any(|e| matches!(e, EventBody::Notice { kind, .. } if kind == "removal_right_lapsed"))
         {
-            return Err(format!("{ctx}: no removal_right_lapsed in {here:?}"));
+            return Err(Uncaught(format!(
+                "{ctx}: no removal_right_lapsed in {here:?}"
+            )));
         }
         // The draw itself, then the rest of the game, as before.
         let actions = |v: Vec<&EventBody>| -> Vec<EventBody> {
@@ -393,10 +398,12 @@ fn check_not_called(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
                 .collect()
         };
         if actions(here.clone()) != actions(at(&base, i + 1)) {
-            return Err(format!("{ctx}: the draw announced {here:?}"));
+            return Err(Uncaught(format!("{ctx}: the draw announced {here:?}")));
         }
         match (i + 2..=clean.len()).find(|&step| at(&got, step - 1) != at(&base, step)) {
-            Some(step) => Err(format!("{ctx}: step {step} differs after the mistake")),
+            Some(step) => Err(Uncaught(format!(
+                "{ctx}: step {step} differs after the mistake"
+            ))),
             None => Ok(()),
         }
     })())
@@ -404,7 +411,7 @@ fn check_not_called(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
 
 /// A Joust card drawn where none is left: none in a game without them, or
 /// one already drawn in a game that sets them aside for good (DC-2.3).
-fn card_not_in_pile(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
+fn card_not_in_pile(g: &RandomGame, i: usize) -> Option<Result<(), Uncaught>> {
     let s = &g.steps[i];
     if !is_draw(&s.observation) || !s.before.awaits_draw() {
         return None;
@@ -429,11 +436,13 @@ fn card_not_in_pile(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
     let here = at(&got, i);
     Some((|| {
         if here.len() != 1 {
-            return Err(format!("{ctx}: the draw gave {here:?}"));
+            return Err(Uncaught(format!("{ctx}: the draw gave {here:?}")));
         }
         the_flag(&here, FlagKind::ImpossibleCard, "DC-3.1", drawer, &ctx)?;
         match first_difference(&got, &base, clean.len(), i, 1) {
-            Some(step) => Err(format!("{ctx}: step {step} differs after the mistake")),
+            Some(step) => Err(Uncaught(format!(
+                "{ctx}: step {step} differs after the mistake"
+            ))),
             None => Ok(()),
         }
     })())
@@ -441,7 +450,7 @@ fn card_not_in_pile(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
 
 /// The move of the turn drawn at step `i` left unmade: its tables gone,
 /// the opponent draws next.
-fn move_not_made(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
+fn move_not_made(g: &RandomGame, i: usize) -> Option<Result<(), Uncaught>> {
     let s = &g.steps[i];
     if !matches!(&s.observation, Observation::Draw(c) if !c.starts_with("joust:"))
         || !s.before.awaits_draw()
@@ -477,14 +486,14 @@ fn move_not_made(g: &RandomGame, i: usize) -> Option<Result<(), String>> {
             &ctx,
         )?;
         if !matches!(here.first(), Some(EventBody::Flag(_))) {
-            return Err(format!("{ctx}: the flag comes after {here:?}"));
+            return Err(Uncaught(format!("{ctx}: the flag comes after {here:?}")));
         }
         // The turn is lost: the opponent's draw is announced.
         let drew = here.iter().any(|e| matches!(e, EventBody::Action(a) if a.action == "draw" && a.player == PLAYERS[1 - drawer]));
         if !drew {
-            return Err(format!(
+            return Err(Uncaught(format!(
                 "{ctx}: the opponent's draw is not announced: {here:?}"
-            ));
+            )));
         }
         Ok(())
     })())

@@ -15,6 +15,7 @@ use crate::event::{
     Event, EventBody, FlagKind, How, events_at as at, first_difference, same_cells, sole_flag,
 };
 use crate::games::Game;
+use crate::games::Uncaught;
 use crate::observation::Observation;
 use crate::referee::replay_observations;
 use crate::table::{Cell, Piece, Table, Token};
@@ -249,7 +250,7 @@ fn replay(g: &RandomGame, obs: &[Observation]) -> Vec<Event> {
 /// at its cells, charged to its army; the next table clears it, taken back
 /// or mended; the rest of the game announces what it did without the
 /// mistake.
-pub fn check_injection(g: &RandomGame, inj: &Injection, take_back: bool) -> Result<(), String> {
+pub fn check_injection(g: &RandomGame, inj: &Injection, take_back: bool) -> Result<(), Uncaught> {
     let i = inj.at;
     let clean = g.observations();
     let mut obs = clean.clone();
@@ -262,13 +263,13 @@ pub fn check_injection(g: &RandomGame, inj: &Injection, take_back: bool) -> Resu
     let base = replay(g, &clean);
     let got = replay(g, &obs);
     let ctx = format!("enochian seed {}, step {i}, {}", g.seed, inj.kind.as_str());
-    let f = sole_flag(&got, i).map_err(|e| format!("{ctx}: {e}"))?;
+    let f = sole_flag(&got, i).map_err(|e| Uncaught(format!("{ctx}: {e}")))?;
     if f.kind != inj.kind
         || !same_cells(&f.cells, &inj.cells)
         || f.player.as_deref() != Some(NAMES[inj.army as usize])
         || !f.rule.starts_with(inj.rule)
     {
-        return Err(format!(
+        return Err(Uncaught(format!(
             "{ctx}: got {} ({}) at {:?} charged to {:?} ({}), want {} at {:?} charged to {}",
             f.kind.as_str(),
             f.rule,
@@ -278,7 +279,7 @@ pub fn check_injection(g: &RandomGame, inj: &Injection, take_back: bool) -> Resu
             inj.rule,
             inj.cells,
             NAMES[inj.army as usize]
-        ));
+        )));
     }
     let how = if take_back {
         How::TakenBack
@@ -288,10 +289,12 @@ pub fn check_injection(g: &RandomGame, inj: &Injection, take_back: bool) -> Resu
     let next = at(&got, i + 1);
     if !matches!(next.first(), Some(EventBody::Cleared { kind, how: h }) if *kind == inj.kind && *h == how)
     {
-        return Err(format!("{ctx}: after the mistake {next:?}"));
+        return Err(Uncaught(format!("{ctx}: after the mistake {next:?}")));
     }
     match first_difference(&got, &base, clean.len() + 1, i, extra) {
-        Some(step) => Err(format!("{ctx}: step {step} differs after the mistake")),
+        Some(step) => Err(Uncaught(format!(
+            "{ctx}: step {step} differs after the mistake"
+        ))),
         None => Ok(()),
     }
 }

@@ -7,6 +7,7 @@
 use super::random::{RandomGame, Turn};
 use super::{Action, EnPrise, Options, Sq};
 use crate::event::{Event, EventBody, How};
+use crate::games::Uncaught;
 use crate::observation::Observation;
 use crate::referee::Referee;
 use crate::table::{Card, Cell, Piece, Table, Token};
@@ -275,7 +276,7 @@ pub fn check_injection(
     mistake: Mistake,
     inj: &Injection,
     take_back: bool,
-) -> Result<(), String> {
+) -> Result<(), Uncaught> {
     let mut referee = Referee::new(EnPrise::new(
         &game.players,
         game.plans.clone(),
@@ -290,24 +291,24 @@ pub fn check_injection(
     let seed = game.seed;
     for table in game.turns[..inj.at].iter().flat_map(tables) {
         if !flags(&observe(table)).is_empty() {
-            return Err(format!("seed {seed}: flag before the mistake"));
+            return Err(Uncaught(format!("seed {seed}: flag before the mistake")));
         }
     }
     let ev = observe(&inj.wrong);
     let fl = flags(&ev);
     let [flag] = fl.as_slice() else {
-        return Err(format!(
+        return Err(Uncaught(format!(
             "seed {seed} {mistake:?}: expected one flag, got {ev:?}"
-        ));
+        )));
     };
     let EventBody::Flag(f) = &flag.body else {
         unreachable!()
     };
     if f.kind.as_str() != inj.kind || !f.cells.contains(&inj.cell) {
-        return Err(format!(
+        return Err(Uncaught(format!(
             "seed {seed} {mistake:?} at turn {}: expected {} at {:?}, got {f:?}",
             inj.at, inj.kind, inj.cell
-        ));
+        )));
     }
     if take_back {
         let ev = observe(&game.turns[inj.at].before.table());
@@ -321,9 +322,9 @@ pub fn check_injection(
             )
         });
         if !cleared || ev.len() != 1 {
-            return Err(format!(
+            return Err(Uncaught(format!(
                 "seed {seed} {mistake:?}: takeback not recognised: {ev:?}"
-            ));
+            )));
         }
     }
     let ev = observe(&game.turns[inj.at].table);
@@ -332,9 +333,9 @@ pub fn check_injection(
         .any(|e| matches!(&e.body, EventBody::Cleared { .. }));
     // Once taken back there is nothing left to clear.
     if cleared == take_back || !flags(&ev).is_empty() {
-        return Err(format!(
+        return Err(Uncaught(format!(
             "seed {seed} {mistake:?}: mending did not clear: {ev:?}"
-        ));
+        )));
     }
     // The mended action (after any reading left open from the turn before).
     let want = game.turns[inj.at].events.iter().find_map(|e| match e {
@@ -356,21 +357,23 @@ pub fn check_injection(
     while !has_want(&seen) && next < game.turns.len() && next <= inj.at + 9 {
         let ev: Vec<_> = tables(&game.turns[next]).flat_map(&mut observe).collect();
         if !flags(&ev).is_empty() {
-            return Err(format!(
+            return Err(Uncaught(format!(
                 "seed {seed} {mistake:?}: flag after mending: {ev:?}"
-            ));
+            )));
         }
         seen.extend(ev);
         next += 1;
     }
     if !has_want(&seen) {
-        return Err(format!(
+        return Err(Uncaught(format!(
             "seed {seed} {mistake:?}: mended as {seen:?}, not {want:?}"
-        ));
+        )));
     }
     for table in game.turns[next..].iter().flat_map(tables) {
         if !flags(&observe(table)).is_empty() {
-            return Err(format!("seed {seed} {mistake:?}: flag after mending"));
+            return Err(Uncaught(format!(
+                "seed {seed} {mistake:?}: flag after mending"
+            )));
         }
     }
     Ok(())

@@ -7,6 +7,7 @@
 use super::random::RandomGame;
 use super::{Phase, SIDES, Spot, Twelve};
 use crate::event::{Event, EventBody, FlagKind, How, first_difference, sole_flag};
+use crate::games::Uncaught;
 
 /// The events of one step, `game_started` aside (for the tests).
 pub use crate::event::events_at as at;
@@ -96,16 +97,16 @@ pub fn check_injection(
     i: usize,
     mistake: Table,
     want: &Expect,
-) -> Result<(), String> {
+) -> Result<(), Uncaught> {
     let clean = g.observations();
     let mut obs = clean.clone();
     obs.insert(i, Observation::Table(mistake));
     let base = replay(g, &clean);
     let got = replay(g, &obs);
     let ctx = format!("seed {}, table {i}, {:?}", g.seed, want.kind);
-    let f = sole_flag(&got, i).map_err(|e| format!("{ctx}: {e}"))?;
+    let f = sole_flag(&got, i).map_err(|e| Uncaught(format!("{ctx}: {e}")))?;
     if f.kind != want.kind || !f.rule.starts_with(want.rule) || !same_cells(&f.cells, &want.cells) {
-        return Err(format!(
+        return Err(Uncaught(format!(
             "{ctx}: got {} {} {:?} ({}), want {} {:?}",
             f.kind.as_str(),
             f.rule,
@@ -113,15 +114,17 @@ pub fn check_injection(
             f.message,
             want.rule,
             want.cells
-        ));
+        )));
     }
     let mended = at(&got, i + 1);
     if !matches!(mended.first(), Some(EventBody::Cleared { kind, how: How::Mended }) if *kind == want.kind)
     {
-        return Err(format!("{ctx}: after the mistake {mended:?}"));
+        return Err(Uncaught(format!("{ctx}: after the mistake {mended:?}")));
     }
     if let Some(step) = first_difference(&got, &base, clean.len(), i, 1) {
-        return Err(format!("{ctx}: table {step} differs after the mistake"));
+        return Err(Uncaught(format!(
+            "{ctx}: table {step} differs after the mistake"
+        )));
     }
     Ok(())
 }
@@ -361,7 +364,7 @@ pub fn removal_tables(g: &RandomGame) -> Vec<usize> {
 /// Queens, and wait; the next table, the Queens taken off as well, mends
 /// it and announces the removal and the action together; every later
 /// table reads as before.
-pub fn check_queen_left(g: &RandomGame, r: usize) -> Result<(), String> {
+pub fn check_queen_left(g: &RandomGame, r: usize) -> Result<(), Uncaught> {
     let before = &g.steps[r].before;
     let queens: Vec<(usize, Cell)> = (0..2)
         .filter_map(|s| before.lingering(s).map(|c| (s, c)))
@@ -376,16 +379,16 @@ pub fn check_queen_left(g: &RandomGame, r: usize) -> Result<(), String> {
     let base = replay(g, &clean);
     let got = replay(g, &obs);
     let ctx = format!("seed {}, table {r}, a Queen left", g.seed);
-    let f = sole_flag(&got, r).map_err(|e| format!("{ctx}: {e}"))?;
+    let f = sole_flag(&got, r).map_err(|e| Uncaught(format!("{ctx}: {e}")))?;
     let cells: Vec<Cell> = queens.iter().map(|&(_, c)| c).collect();
     if f.kind != FlagKind::MissingRemoval || f.rule != "TW-8.3" || !same_cells(&f.cells, &cells) {
-        return Err(format!(
+        return Err(Uncaught(format!(
             "{ctx}: got {} {} {:?} ({}), want missing_removal TW-8.3 {cells:?}",
             f.kind.as_str(),
             f.rule,
             f.cells,
             f.message
-        ));
+        )));
     }
     let mended = at(&got, r + 1);
     if !matches!(
@@ -395,18 +398,20 @@ pub fn check_queen_left(g: &RandomGame, r: usize) -> Result<(), String> {
             how: How::Mended
         })
     ) {
-        return Err(format!("{ctx}: after the mistake {mended:?}"));
+        return Err(Uncaught(format!("{ctx}: after the mistake {mended:?}")));
     }
     // The removal and the action, announced together.
     let want: Vec<&EventBody> = at(&base, r).into_iter().chain(at(&base, r + 1)).collect();
     if mended[1..] != want[..] {
-        return Err(format!(
+        return Err(Uncaught(format!(
             "{ctx}: the mending table announced {:?}, want {want:?}",
             &mended[1..]
-        ));
+        )));
     }
     match (r + 2..=clean.len()).find(|&step| at(&got, step) != at(&base, step)) {
-        Some(step) => Err(format!("{ctx}: table {step} differs after the mistake")),
+        Some(step) => Err(Uncaught(format!(
+            "{ctx}: table {step} differs after the mistake"
+        ))),
         None => Ok(()),
     }
 }

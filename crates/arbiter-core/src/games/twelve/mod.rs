@@ -183,17 +183,20 @@ impl From<Surround> for i64 {
 }
 
 impl TryFrom<i64> for Surround {
-    type Error = String;
-    fn try_from(n: i64) -> Result<Self, String> {
+    type Error = BadSurround;
+    fn try_from(n: i64) -> Result<Self, BadSurround> {
         match n {
             4 => Ok(Surround::Four),
             8 => Ok(Surround::Eight),
-            _ => Err(format!(
-                "surround is 4 (side neighbours) or 8 (all neighbours), not {n}"
-            )),
+            _ => Err(BadSurround(n)),
         }
     }
 }
+
+/// A `surround` option that is neither 4 nor 8.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("surround is 4 (side neighbours) or 8 (all neighbours), not {0}")]
+pub struct BadSurround(pub i64);
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

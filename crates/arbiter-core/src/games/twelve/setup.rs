@@ -146,8 +146,7 @@ impl Twelve {
             for (&name, text) in supply {
                 let s = side_of(name)
                     .ok_or_else(|| state_err(format!("supply names {name}: white or black")))?;
-                let listed = supply_pieces(text, name)
-                    .map_err(|m| state_err(format!("supply of {name}: {m}")))?;
+                let listed = supply_pieces(text, name)?;
                 let actual = pos.supply(s);
                 for p in &listed {
                     if !actual.contains(p) {
@@ -246,15 +245,16 @@ impl Twelve {
 }
 
 /// A supply: pieces of one colour, each at most once, never the King.
-fn supply_pieces(text: &str, colour: Colour) -> Result<Vec<Piece>, String> {
-    let pieces = parse_pieces(text, colour).map_err(|e| e.to_string())?;
+fn supply_pieces(text: &str, colour: Colour) -> Result<Vec<Piece>, SetupError> {
+    let bad = |m: String| SetupError::new(Part::State, format!("supply of {colour}: {m}"));
+    let pieces = parse_pieces(text, colour).map_err(|e| bad(e.to_string()))?;
     let mut out = Vec::new();
     for p in pieces {
         if p == Piece::King {
-            return Err("the King is always in play, never in a supply".into());
+            return Err(bad("the King is always in play, never in a supply".into()));
         }
         if out.contains(&p) {
-            return Err(format!("the {} is listed twice", p.name()));
+            return Err(bad(format!("the {} is listed twice", p.name())));
         }
         out.push(p);
     }
