@@ -10,14 +10,26 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use crate::table::{Cell, Colour, Table, Token};
 
-/// What the board shows besides the cards.
-pub struct BoardView<'a> {
+/// The table and the marks every board draws on it, card board and
+/// chessboard alike.
+#[derive(Clone, Copy)]
+pub struct Marks<'a> {
     pub table: &'a Table,
+    /// Cells a flag is about: `!`.
     pub flagged: &'a [Cell],
+    /// The last action's cells: `>`.
     pub last_action: &'a [Cell],
+    /// Pieces giving check: `+`.
     pub attackers: &'a [Cell],
+    /// The mock device's cursor: `[ ]`.
     pub cursor: Option<Cell>,
+    /// The cell a piece in hand came from, or marked for a swap: `*`.
     pub marked: Option<Cell>,
+}
+
+/// What the card board shows besides the cards.
+pub struct BoardView<'a> {
+    pub marks: Marks<'a>,
     /// Cells pieces may still reach (Twelve's area limit), framed; empty
     /// cells outside it get no dots.
     pub limit: Option<(Cell, Cell)>,
@@ -44,12 +56,13 @@ const SIZES: [(u16, u16); 8] = [
 
 impl Widget for BoardView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let mut cells: Vec<Cell> = self.table.iter().map(|(c, _)| c).collect();
+        let mut cells: Vec<Cell> = self.marks.table.iter().map(|(c, _)| c).collect();
         cells.extend(
-            self.flagged
+            self.marks
+                .flagged
                 .iter()
-                .chain(self.last_action)
-                .chain(self.cursor.iter()),
+                .chain(self.marks.last_action)
+                .chain(self.marks.cursor.iter()),
         );
         if let Some((a, b)) = self.limit {
             cells.extend([a, b]);
@@ -132,12 +145,12 @@ impl Widget for BoardView<'_> {
 
 impl BoardView<'_> {
     fn draw_cell(&self, cell: Cell, r: Rect, buf: &mut Buffer) {
-        let token = self.table.get(cell);
-        let flagged = self.flagged.contains(&cell);
-        let last = self.last_action.contains(&cell);
-        let attacker = self.attackers.contains(&cell);
-        let cursor = self.cursor == Some(cell);
-        let marked = self.marked == Some(cell);
+        let token = self.marks.table.get(cell);
+        let flagged = self.marks.flagged.contains(&cell);
+        let last = self.marks.last_action.contains(&cell);
+        let attacker = self.marks.attackers.contains(&cell);
+        let cursor = self.marks.cursor == Some(cell);
+        let marked = self.marks.marked == Some(cell);
         let take_off = self.take_off.contains(&cell);
         let pending = self.pending.contains(&cell);
 
@@ -145,15 +158,16 @@ impl BoardView<'_> {
         // dotted; the rest of the rectangle stays blank.
         let touching = || {
             (-1..=1).any(|dr| {
-                (-1..=1)
-                    .any(|dc| (dc, dr) != (0, 0) && self.table.get(cell.offset(dc, dr)).is_some())
+                (-1..=1).any(|dc| {
+                    (dc, dr) != (0, 0) && self.marks.table.get(cell.offset(dc, dr)).is_some()
+                })
             })
         };
         let inside = self.limit.is_none_or(|(a, b)| {
             (a.col..=b.col).contains(&cell.col) && (a.row..=b.row).contains(&cell.row)
         });
         let (text, mut style) = match token {
-            None if inside && (touching() || self.table.is_empty()) => {
+            None if inside && (touching() || self.marks.table.is_empty()) => {
                 ("··".to_string(), Style::new().fg(Color::DarkGray))
             }
             None => ("  ".to_string(), Style::new()),

@@ -21,17 +21,13 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::board::card_style;
-use crate::table::{Card, Cell, Colour, Table, Token};
+use super::board::{Marks, card_style};
+use crate::table::{Card, Cell, Colour, Token};
 
-/// What the board shows besides the pieces (the same as the card board's).
+/// What the chessboard shows besides the pieces: the card board's marks,
+/// and Enochian's.
 pub struct ChessboardView<'a> {
-    pub table: &'a Table,
-    pub flagged: &'a [Cell],
-    pub last_action: &'a [Cell],
-    pub attackers: &'a [Cell],
-    pub cursor: Option<Cell>,
-    pub marked: Option<Cell>,
+    pub marks: Marks<'a>,
     /// Throne squares and their army (Enochian).
     pub thrones: &'a [(Cell, Colour)],
     /// Squares whose pieces are frozen (Enochian).
@@ -173,12 +169,12 @@ impl ChessboardView<'_> {
     fn draw_square(&self, cell: Cell, r: Rect, buf: &mut Buffer) {
         // a8 (col 0, row 0) is a light square: Aries (EN-NET-1).
         let dark = (cell.col + cell.row) % 2 == 1;
-        let token = self.table.get(cell);
-        let flagged = self.flagged.contains(&cell);
-        let attacker = self.attackers.contains(&cell);
-        let marked = self.marked == Some(cell);
-        let last = self.last_action.contains(&cell);
-        let cursor = self.cursor == Some(cell);
+        let token = self.marks.table.get(cell);
+        let flagged = self.marks.flagged.contains(&cell);
+        let attacker = self.marks.attackers.contains(&cell);
+        let marked = self.marks.marked == Some(cell);
+        let last = self.marks.last_action.contains(&cell);
+        let cursor = self.marks.cursor == Some(cell);
         let frozen = self.frozen.contains(&cell);
         let throne = self
             .thrones
@@ -385,6 +381,7 @@ impl ChessboardView<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::Table;
 
     fn parse(grid: &str) -> Table {
         Table::parse_grid(grid, Cell::default()).unwrap()
@@ -415,12 +412,14 @@ mod tests {
         networks: bool,
     ) -> ChessboardView<'a> {
         ChessboardView {
-            table,
-            flagged: &[],
-            last_action: &[],
-            attackers: &[],
-            cursor: None,
-            marked: None,
+            marks: Marks {
+                table,
+                flagged: &[],
+                last_action: &[],
+                attackers: &[],
+                cursor: None,
+                marked: None,
+            },
             thrones,
             frozen,
             networks,

@@ -6,7 +6,7 @@ use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::board::{BoardView, card_style};
+use super::board::{BoardView, Marks, card_style};
 use super::chessboard::{ChessboardView, chip_style};
 use super::{App, Banner, Health, Source};
 use crate::event::{EventBody, FlagKind};
@@ -158,14 +158,17 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             Some(a) => (a.thrones.as_slice(), a.frozen_cells.as_slice()),
             None => (&[][..], &[][..]),
         };
+        let marks = Marks {
+            table,
+            flagged: &flagged,
+            last_action: &app.last_action,
+            attackers: &attackers,
+            cursor,
+            marked,
+        };
         frame.render_widget(
             ChessboardView {
-                table,
-                flagged: &flagged,
-                last_action: &app.last_action,
-                attackers: &attackers,
-                cursor,
-                marked,
+                marks,
                 thrones,
                 frozen,
                 networks: app.networks && panel.armies.is_some(),
@@ -183,14 +186,17 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             .filter(|&c| table.get(c) != Some(Token::Down))
             .collect()
     });
+    let marks = Marks {
+        table,
+        flagged: &flagged,
+        last_action: &app.last_action,
+        attackers: &attackers,
+        cursor,
+        marked,
+    };
     frame.render_widget(
         BoardView {
-            table,
-            flagged: &flagged,
-            last_action: &app.last_action,
-            attackers: &attackers,
-            cursor,
-            marked,
+            marks,
             limit: panel.limit,
             take_off: &panel.take_off,
             pending: &pending,
