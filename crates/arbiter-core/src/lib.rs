@@ -17,3 +17,4 @@ pub mod referee;
 pub mod replay;
 pub mod script;
 pub mod table;
+pub mod toml_text;
