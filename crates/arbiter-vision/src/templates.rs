@@ -96,6 +96,7 @@ use crate::cards::{
 use crate::photo::CardPicture;
 use crate::print::{read_corner_code, read_corner_code_at};
 use arbiter_core::table::{Card, Colour, Piece, Token};
+use arbiter_core::toml_text::{self, TomlError};
 
 /// The `format` key of a model file.
 const FORMAT: &str = "arbiter-deck-model";
@@ -240,6 +241,16 @@ pub struct ParseError {
     pub file: String,
     pub line: Option<usize>,
     pub what: String,
+}
+
+impl From<TomlError> for ParseError {
+    fn from(e: TomlError) -> ParseError {
+        ParseError {
+            file: e.file,
+            line: (e.line != 0).then_some(e.line),
+            what: e.message,
+        }
+    }
 }
 
 /// The file name a kind is learned from and saved under (`back` for the
@@ -937,7 +948,6 @@ impl DeckModel {
     /// Parses a model file's text; errors name `file` and, where they can,
     /// the line.
     pub fn parse(file: &str, text: &str) -> Result<DeckModel, ParseError> {
-        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
         let err = |line: Option<usize>, what: String| ParseError {
             file: file.to_string(),
             line,
@@ -953,12 +963,7 @@ impl DeckModel {
                 })
                 .map(|i| i + 1)
         };
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            err(
-                e.span().map(|s| line_of(s.start)),
-                e.message().trim().to_string(),
-            )
-        })?;
+        let table: toml::Table = toml_text::parse(file, text)?;
         match table.get("format").and_then(|v| v.as_str()) {
             Some(FORMAT) => {}
             _ => {
@@ -1050,13 +1055,8 @@ impl DeckModel {
     }
 
     pub fn load(path: &Path) -> Result<DeckModel, ParseError> {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ParseError {
-            file: name.clone(),
-            line: None,
-            what: e.to_string(),
-        })?;
-        DeckModel::parse(&name, &text)
+        let text = toml_text::read(path, "deck model")?;
+        DeckModel::parse(&path.display().to_string(), &text)
     }
 
     pub fn save(&self, path: &Path) -> io::Result<()> {
