@@ -59,8 +59,8 @@ fn main() -> Result<(), String> {
     let mut all = Score::default();
     let mut all_times: Vec<Duration> = Vec::new();
     for set in dirs(&root.join("fixtures/frames"))? {
-        let r = recogniser_for(&set, root)?;
-        let (score, mut times) = run_set(&set, &r)?;
+        let r = recogniser_for(&set, root).map_err(|e| e.to_string())?;
+        let (score, mut times) = run_set(&set, &r).map_err(|e| e.to_string())?;
         let t = timing(&mut times);
         let name = set.file_name().unwrap_or_default().to_string_lossy();
         println!("{name:<9} {score}  {t}");
@@ -79,7 +79,8 @@ fn main() -> Result<(), String> {
     let mut sets = Vec::new();
     for set in tables {
         let name = set.file_name().unwrap_or_default().to_string_lossy();
-        sets.push((name.to_string(), run_varied_set(&set, &mut recs)?));
+        let scored = run_varied_set(&set, &mut recs).map_err(|e| e.to_string())?;
+        sets.push((name.to_string(), scored));
     }
     report(sets, args.iter().any(|a| a == "--frames"));
     Ok(())
@@ -91,7 +92,8 @@ fn unseen(root: &Path, n: u64) -> Result<(), String> {
     let mut recs = Recognisers::new(root);
     let mut sets = Vec::new();
     for set in table_sets_seeded(n * 1_000_000) {
-        sets.push((set.name.to_string(), run_rendered_set(&set, &mut recs)?));
+        let scored = run_rendered_set(&set, &mut recs).map_err(|e| e.to_string())?;
+        sets.push((set.name.to_string(), scored));
     }
     report(sets, std::env::args().any(|a| a == "--frames"));
     Ok(())

@@ -58,7 +58,7 @@ fn main() -> Result<(), String> {
     let fac = factors(f, &scene);
     println!("{}", fac.line());
     let mut models = DeckModels::default();
-    let model = models.get(&fac.deck)?;
+    let model = models.get(&fac.deck).map_err(|e| e.to_string())?;
     let started = std::time::Instant::now();
     let finding = find(&scene.image, model);
     println!(

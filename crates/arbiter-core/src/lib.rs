@@ -18,3 +18,4 @@ pub mod replay;
 pub mod script;
 pub mod setup;
 pub mod table;
+pub mod toml_text;

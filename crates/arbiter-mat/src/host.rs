@@ -614,14 +614,13 @@ fn session(
     let opened = Instant::now();
     let mut host = MatHost::new(cfg.registry.clone(), cfg.settle, opened);
     let mut last_hello = opened;
+    // `Ok(false)`: nobody listens any more.
     let send = |port: &mut Box<dyn serialport::SerialPort>,
                 actions: Vec<HostAction>|
-     -> Result<bool, String> {
+     -> Result<bool, LinkError> {
         for a in actions {
             match a {
-                HostAction::Send(bytes) => port
-                    .write_all(&bytes)
-                    .map_err(|e| format!("write failed: {e}"))?,
+                HostAction::Send(bytes) => port.write_all(&bytes).map_err(LinkError::Write)?,
                 HostAction::Report(ev) => {
                     if tx.send(ev).is_err() {
                         return Ok(false);
@@ -634,7 +633,7 @@ fn session(
     match send(&mut port, host.connected()) {
         Ok(true) => {}
         Ok(false) => return SessionEnd::Unwanted,
-        Err(e) => return SessionEnd::Lost(e),
+        Err(e) => return SessionEnd::Lost(e.to_string()),
     }
     let mut buf = [0u8; 512];
     let mut reported_bad = 0;
@@ -642,7 +641,7 @@ fn session(
         if host.greeted() && host.take_leds_stale() && !lit.is_empty() {
             let actions = host.leds(lit);
             if let Err(e) = send(&mut port, actions) {
-                return SessionEnd::Lost(e);
+                return SessionEnd::Lost(e.to_string());
             }
         }
         let now = Instant::now();
@@ -654,29 +653,29 @@ fn session(
                 last_hello = now;
                 let hello = host.connected();
                 if let Err(e) = send(&mut port, hello) {
-                    return SessionEnd::Lost(e);
+                    return SessionEnd::Lost(e.to_string());
                 }
             }
         }
         match port.read(&mut buf) {
             // A pseudo-terminal whose other end has closed reads as empty.
-            Ok(0) => return SessionEnd::Lost("the port closed".into()),
+            Ok(0) => return SessionEnd::Lost(LinkError::Closed.to_string()),
             Ok(n) => {
                 let actions = host.on_bytes(&buf[..n], Instant::now());
                 match send(&mut port, actions) {
                     Ok(true) => {}
                     Ok(false) => return SessionEnd::Unwanted,
-                    Err(e) => return SessionEnd::Lost(e),
+                    Err(e) => return SessionEnd::Lost(e.to_string()),
                 }
             }
             Err(e)
                 if e.kind() == io::ErrorKind::TimedOut
                     || e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return SessionEnd::Lost(format!("read failed: {e}")),
+            Err(e) => return SessionEnd::Lost(LinkError::Read(e).to_string()),
         }
         let timers = host.on_timer(Instant::now());
         if let Err(e) = send(&mut port, timers) {
-            return SessionEnd::Lost(e);
+            return SessionEnd::Lost(e.to_string());
         }
         if host.bad_frames > reported_bad {
             reported_bad = host.bad_frames;
@@ -701,7 +700,7 @@ fn session(
                     if host.greeted() {
                         let actions = host.leds(lit);
                         if let Err(e) = send(&mut port, actions) {
-                            return SessionEnd::Lost(e);
+                            return SessionEnd::Lost(e.to_string());
                         }
                     }
                 }

@@ -180,8 +180,19 @@ impl Physical {
     }
 }
 
+/// Why a script cannot be played on a mat.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// The cells the script uses, with a cell to spare, do not fit.
+    #[error("the script spans {cols}x{rows} cells; a mat has at most 255x255")]
+    TooLarge { cols: i32, rows: i32 },
+    /// A step that is no table (nor busy): a draw, a call, a roll.
+    #[error("a mat does not see {kind} steps")]
+    Unseen { kind: &'static str },
+}
+
 /// Plans how the mat reports `script`.
-pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPlan, String> {
+pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPlan, PlanError> {
     // The mat must cover every cell any step uses.
     let mut all: Vec<Cell> = Vec::new();
     let start = script.setup.start_table().map(|(table, _)| table);
@@ -207,9 +218,7 @@ pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPla
     );
     let (cols, rows) = (hi.col - lo.col + 1, hi.row - lo.row + 1);
     if cols > 255 || rows > 255 {
-        return Err(format!(
-            "the script spans {cols}x{rows} cells; a mat has at most 255x255"
-        ));
+        return Err(PlanError::TooLarge { cols, rows });
     }
     let offset = Cell::new(-lo.col, -lo.row);
     let mut sim = Sim {
@@ -236,7 +245,7 @@ pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPla
                 sim.steps.push(MatStep::Settled);
             }
             Observation::Busy => sim.steps.push(MatStep::Busy),
-            other => return Err(format!("a mat does not see {} steps", other.kind())),
+            other => return Err(PlanError::Unseen { kind: other.kind() }),
         }
     }
     Ok(MatPlan {

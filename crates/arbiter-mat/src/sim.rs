@@ -53,9 +53,22 @@ pub struct WireTransients {
 /// The `--transients` value when none is given.
 pub const DEFAULT_TRANSIENTS: &str = "lift,swaps";
 
+/// What is wrong with a `--transients` value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TransientsError {
+    /// Two commas in a row, or one at either end.
+    #[error("empty item in transients {list:?}")]
+    EmptyItem { list: String },
+    #[error(
+        "unknown transient {item:?}: expected none, all, or a list of \
+         lift, swaps, corrupt, noise, unplug"
+    )]
+    Unknown { item: String },
+}
+
 /// Parses a `--transients` value: `none`, `all`, or a comma-separated list
 /// of `lift`, `swaps`, `corrupt`, `noise`, `unplug`.
-pub fn parse_transients(list: &str) -> Result<(Transients, WireTransients), String> {
+pub fn parse_transients(list: &str) -> Result<(Transients, WireTransients), TransientsError> {
     let mut plan = Transients {
         lift: false,
         swap_steps: false,
@@ -76,12 +89,15 @@ pub fn parse_transients(list: &str) -> Result<(Transients, WireTransients), Stri
             "corrupt" => wire.corrupt = true,
             "noise" => wire.noise = true,
             "unplug" => wire.unplug = true,
-            "" => return Err(format!("empty item in transients {list:?}")),
+            "" => {
+                return Err(TransientsError::EmptyItem {
+                    list: list.to_string(),
+                });
+            }
             other => {
-                return Err(format!(
-                    "unknown transient {other:?}: expected none, all, or a list of \
-                     lift, swaps, corrupt, noise, unplug"
-                ));
+                return Err(TransientsError::Unknown {
+                    item: other.to_string(),
+                });
             }
         }
     }
@@ -1341,8 +1357,12 @@ mod tests {
         assert!(
             parse_transients("lift,wobble")
                 .unwrap_err()
-                .contains("wobble")
+                .to_string()
+                .contains("\"wobble\": expected none, all")
         );
-        assert!(parse_transients("lift,,noise").is_err());
+        assert!(matches!(
+            parse_transients("lift,,noise"),
+            Err(TransientsError::EmptyItem { .. })
+        ));
     }
 }

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use arbiter_core::script::{LineIndex, ScriptError};
 use arbiter_core::table::{Card, Colour, Piece, Token};
+use arbiter_core::toml_text::{self, LineIndex, TomlError};
 
 /// The bundled registry's text and the name its errors would carry.
 const BUNDLED: &str = include_str!("../../../calibration/deck.toml");
@@ -53,7 +53,7 @@ impl Registry {
 
     /// The registry a mat input uses: the file named, else the user's
     /// registered deck if there is one, else the bundled one.
-    pub fn named_or_default(path: Option<&Path>) -> Result<Registry, ScriptError> {
+    pub fn named_or_default(path: Option<&Path>) -> Result<Registry, TomlError> {
         match (path, Registry::user_path()) {
             (Some(p), _) => Registry::load(p),
             (None, Some(p)) if p.exists() => Registry::load(&p),
@@ -61,29 +61,17 @@ impl Registry {
         }
     }
 
-    pub fn load(path: &Path) -> Result<Registry, ScriptError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScriptError {
-            file: file.clone(),
-            line: 0,
-            message: format!("cannot read the deck registry: {e}"),
-        })?;
-        Registry::parse(&file, &text)
+    /// Reads a registry file; errors name the file and, where there is
+    /// one, the line.
+    pub fn load(path: &Path) -> Result<Registry, TomlError> {
+        let text = toml_text::read(path, "deck registry")?;
+        Registry::parse(&path.display().to_string(), &text)
     }
 
-    pub fn parse(file: &str, text: &str) -> Result<Registry, ScriptError> {
+    pub fn parse(file: &str, text: &str) -> Result<Registry, TomlError> {
+        let raw: RawRegistry = toml_text::parse(file, text)?;
         let lines = LineIndex::new(text);
-        let err = |line, message: String| ScriptError {
-            file: file.to_string(),
-            line,
-            message,
-        };
-        let raw: RawRegistry = toml::from_str(text).map_err(|e| {
-            err(
-                e.span().map(|s| lines.line_of(s.start)).unwrap_or(0),
-                e.message().trim().to_string(),
-            )
-        })?;
+        let err = |line, message: String| TomlError::new(file, line, message);
         let mut tags = BTreeMap::new();
         for (tag, card) in raw.tags {
             let line = lines.line_of(tag.span().start);
@@ -213,5 +201,16 @@ mod tests {
         assert!(e.message.contains("card token"));
         let e = Registry::parse("d.toml", "[tag]\n").unwrap_err();
         assert!(e.message.contains("tag"), "{e}");
+    }
+
+    #[test]
+    fn an_unreadable_registry_is_named() {
+        let e = Registry::load(Path::new("no/such/deck.toml")).unwrap_err();
+        assert_eq!(e.line, 0);
+        assert!(
+            e.to_string()
+                .starts_with("no/such/deck.toml: cannot read the deck registry: "),
+            "{e}"
+        );
     }
 }

@@ -9,13 +9,67 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::fixtures::tables::{Factors, TableSet, frame_files};
 use crate::recognise::{Deck, Recogniser, Recognition};
-use crate::templates::DeckModel;
+use crate::templates::{DeckModel, LearnError};
+use arbiter_core::script::ScriptError;
 use arbiter_core::table::{Cell, Table, Token};
+use arbiter_core::toml_text::{self, TomlError};
+
+/// What is wrong with a truth file (see [`Truth::parse`]).
+#[derive(Debug, thiserror::Error)]
+pub enum TruthError {
+    /// Unreadable, or not TOML.
+    #[error(transparent)]
+    Toml(#[from] TomlError),
+    #[error("{file}: no [[step]]")]
+    NoStep { file: String },
+    /// A step's grid; `line` counts from 1 within the grid.
+    #[error("{file}: table line {line}: {message}")]
+    Grid {
+        file: String,
+        line: usize,
+        message: String,
+    },
+    /// A step with `thrones`, rewritten as a table script, does not parse.
+    #[error(transparent)]
+    Thrones(#[from] ScriptError),
+    #[error("{file}: {source}")]
+    Rewrite {
+        file: String,
+        source: toml::ser::Error,
+    },
+    #[error("{file}: no table")]
+    NoTable { file: String },
+}
+
+/// Why a fixture set could not be scored: a file of it that could not be
+/// listed, read or decoded, or a deck that could not be learned.
+#[derive(Debug, thiserror::Error)]
+pub enum SetError {
+    #[error("{}: cannot list: {source}", dir.display())]
+    List { dir: PathBuf, source: io::Error },
+    /// The set's `DECK` file.
+    #[error("{}: {source}", path.display())]
+    DeckFile { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Learn(#[from] LearnError),
+    #[error(transparent)]
+    Truth(#[from] TruthError),
+    /// A frame's image, not decoded.
+    #[error("{file}: {source}")]
+    Image {
+        file: String,
+        source: image::ImageError,
+    },
+    /// A rendered frame's files, not made.
+    #[error("{file}: {source}")]
+    Render { file: String, source: io::Error },
+}
 
 /// The expected observation of one frame (see
 /// [`truth_toml`](crate::scene::truth_toml)).
@@ -28,16 +82,18 @@ pub struct Truth {
 impl Truth {
     /// Reads a truth file: `[[step]]` entries with `busy = true`, or an
     /// `origin` and a `table` grid.
-    pub fn parse(file: &str, text: &str) -> Result<Truth, String> {
-        let doc: toml::Table = text.parse().map_err(|e| format!("{file}: {e}"))?;
+    pub fn parse(file: &str, text: &str) -> Result<Truth, TruthError> {
+        let doc: toml::Table = toml_text::parse(file, text)?;
         let mut truth = Truth {
             busy: false,
             table: Table::new(),
         };
-        let steps = doc
-            .get("step")
-            .and_then(|s| s.as_array())
-            .ok_or_else(|| format!("{file}: no [[step]]"))?;
+        let steps =
+            doc.get("step")
+                .and_then(|s| s.as_array())
+                .ok_or_else(|| TruthError::NoStep {
+                    file: file.to_string(),
+                })?;
         for step in steps {
             if step.get("busy").and_then(|b| b.as_bool()) == Some(true) {
                 truth.busy = true;
@@ -49,8 +105,11 @@ impl Truth {
                     .and_then(|o| Some((o.first()?.as_integer()?, o.get(1)?.as_integer()?)))
                     .unwrap_or((0, 0));
                 let origin = Cell::new(origin.0 as i32, origin.1 as i32);
-                truth.table = Table::parse_grid(grid, origin)
-                    .map_err(|e| format!("{file}: table line {}: {}", e.line + 1, e.message))?;
+                truth.table = Table::parse_grid(grid, origin).map_err(|e| TruthError::Grid {
+                    file: file.to_string(),
+                    line: e.line + 1,
+                    message: e.message,
+                })?;
                 if step.get("thrones").is_some() {
                     truth.table = with_thrones(file, step)?;
                 }
@@ -59,28 +118,32 @@ impl Truth {
         Ok(truth)
     }
 
-    pub fn load(path: &Path) -> Result<Truth, String> {
-        let text = fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Truth, TruthError> {
+        let text = toml_text::read(path, "truth file")?;
         Truth::parse(&path.display().to_string(), &text)
     }
 }
 
 /// A step whose grid has `thrones` beside it, read as a table script
 /// reads it.
-fn with_thrones(file: &str, step: &toml::Value) -> Result<Table, String> {
+fn with_thrones(file: &str, step: &toml::Value) -> Result<Table, TruthError> {
     let mut doc = toml::Table::new();
     doc.insert("game".into(), toml::Value::from("enprise"));
     doc.insert("step".into(), toml::Value::Array(vec![step.clone()]));
-    let text = toml::to_string(&doc).map_err(|e| format!("{file}: {e}"))?;
-    let script = arbiter_core::script::Script::parse(file, &text).map_err(|e| e.to_string())?;
+    let text = toml::to_string(&doc).map_err(|source| TruthError::Rewrite {
+        file: file.to_string(),
+        source,
+    })?;
+    let script = arbiter_core::script::Script::parse(file, &text)?;
     script
         .observations()
         .find_map(|o| match o {
             arbiter_core::observation::Observation::Table(t) => Some(t.clone()),
             _ => None,
         })
-        .ok_or_else(|| format!("{file}: no table"))
+        .ok_or_else(|| TruthError::NoTable {
+            file: file.to_string(),
+        })
 }
 
 /// Counts over cells (and frames).
@@ -247,11 +310,14 @@ pub fn score(truth: &Truth, rec: &Recognition) -> Score {
 
 /// The frames of a fixture set: each image with its truth file, in name
 /// order.
-pub fn frames_of(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+pub fn frames_of(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, SetError> {
+    let list = |source| SetError::List {
+        dir: dir.to_path_buf(),
+        source,
+    };
     let mut out = Vec::new();
-    let entries = fs::read_dir(dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
-    for e in entries {
-        let path = e.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+    for e in fs::read_dir(dir).map_err(list)? {
+        let path = e.map_err(list)?.path();
         let ext = path
             .extension()
             .and_then(|x| x.to_str())
@@ -270,26 +336,26 @@ pub fn frames_of(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
 /// The recogniser a fixture set asks for: the bundled deck, or the deck
 /// learned from the faces its `DECK` file names (relative to `root`, the
 /// repository).
-pub fn recogniser_for(set: &Path, root: &Path) -> Result<Recogniser, String> {
+pub fn recogniser_for(set: &Path, root: &Path) -> Result<Recogniser, SetError> {
     let deck_file = set.join("DECK");
     if !deck_file.exists() {
         return Ok(Recogniser::bundled());
     }
-    let faces =
-        fs::read_to_string(&deck_file).map_err(|e| format!("{}: {e}", deck_file.display()))?;
-    let model = DeckModel::learn_dir(&root.join(faces.trim())).map_err(|e| e.to_string())?;
+    let faces = fs::read_to_string(&deck_file).map_err(|source| SetError::DeckFile {
+        path: deck_file.clone(),
+        source,
+    })?;
+    let model = DeckModel::learn_dir(&root.join(faces.trim()))?;
     Ok(Recogniser::new(Deck::Learned(Box::new(model)), None))
 }
 
 /// Recognises every frame of a set and scores it; also each frame's time.
-pub fn run_set(set: &Path, r: &Recogniser) -> Result<(Score, Vec<std::time::Duration>), String> {
+pub fn run_set(set: &Path, r: &Recogniser) -> Result<(Score, Vec<Duration>), SetError> {
     let mut total = Score::default();
     let mut times = Vec::new();
     for (image, truth) in frames_of(set)? {
         let truth = Truth::load(&truth)?;
-        let img = image::open(&image)
-            .map_err(|e| format!("{}: {e}", image.display()))?
-            .to_rgb8();
+        let img = open_image(&image)?;
         let start = std::time::Instant::now();
         let rec = r.recognise(&img);
         times.push(start.elapsed());
@@ -315,13 +381,13 @@ impl Recognisers {
         }
     }
 
-    pub fn for_deck(&mut self, deck: &str) -> Result<&Recogniser, String> {
+    pub fn for_deck(&mut self, deck: &str) -> Result<&Recogniser, LearnError> {
         if !self.by_deck.contains_key(deck) {
             let r = if deck == "printed" || deck.is_empty() {
                 Recogniser::bundled()
             } else {
                 let dir = self.root.join("fixtures/decks").join(deck);
-                let model = DeckModel::learn_dir(&dir).map_err(|e| e.to_string())?;
+                let model = DeckModel::learn_dir(&dir)?;
                 Recogniser::new(Deck::Learned(Box::new(model)), None)
             };
             self.by_deck.insert(deck.to_string(), r);
@@ -343,7 +409,7 @@ pub struct FrameScore {
 
 /// Recognises every frame of a varied set, each with its deck's
 /// recogniser (from its factors line), and scores it.
-pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameScore>, String> {
+pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameScore>, SetError> {
     let name = set
         .file_name()
         .unwrap_or_default()
@@ -351,11 +417,8 @@ pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameSco
         .to_string();
     let mut out = Vec::new();
     for (image, truth_path) in frames_of(set)? {
-        let text = fs::read_to_string(&truth_path)
-            .map_err(|e| format!("{}: cannot read: {e}", truth_path.display()))?;
-        let img = image::open(&image)
-            .map_err(|e| format!("{}: {e}", image.display()))?
-            .to_rgb8();
+        let text = toml_text::read(&truth_path, "truth file").map_err(TruthError::from)?;
+        let img = open_image(&image)?;
         let stem = image.file_stem().unwrap_or_default().to_string_lossy();
         let file = truth_path.display().to_string();
         out.push(score_frame(&name, &stem, &img, (&file, &text), recs)?);
@@ -367,18 +430,36 @@ pub fn run_varied_set(set: &Path, recs: &mut Recognisers) -> Result<Vec<FrameSco
 /// [`table_sets_seeded`](crate::fixtures::tables::table_sets_seeded)),
 /// as its fixture files would hold it, and scores it as
 /// [`run_varied_set`] scores the committed frames.
-pub fn run_rendered_set(set: &TableSet, recs: &mut Recognisers) -> Result<Vec<FrameScore>, String> {
+pub fn run_rendered_set(
+    set: &TableSet,
+    recs: &mut Recognisers,
+) -> Result<Vec<FrameScore>, SetError> {
     let mut out = Vec::new();
     for (n, f) in set.frames.iter().enumerate() {
         let name = format!("{n:03}");
         let file = format!("{}/{name}", set.name);
-        let (jpeg, text) = frame_files(f).map_err(|e| format!("{file}: {e}"))?;
+        let (jpeg, text) = frame_files(f).map_err(|source| SetError::Render {
+            file: file.clone(),
+            source,
+        })?;
         let img = image::load_from_memory(&jpeg)
-            .map_err(|e| format!("{file}: {e}"))?
+            .map_err(|source| SetError::Image {
+                file: file.clone(),
+                source,
+            })?
             .to_rgb8();
         out.push(score_frame(set.name, &name, &img, (&file, &text), recs)?);
     }
     Ok(out)
+}
+
+/// A frame's image file, decoded.
+fn open_image(path: &Path) -> Result<image::RgbImage, SetError> {
+    let img = image::open(path).map_err(|source| SetError::Image {
+        file: path.display().to_string(),
+        source,
+    })?;
+    Ok(img.to_rgb8())
 }
 
 /// Recognises one frame of a varied set with its deck's recogniser and
@@ -389,7 +470,7 @@ fn score_frame(
     img: &image::RgbImage,
     (file, text): (&str, &str),
     recs: &mut Recognisers,
-) -> Result<FrameScore, String> {
+) -> Result<FrameScore, SetError> {
     let truth = Truth::parse(file, text)?;
     let factors = Factors::parse(text).unwrap_or_default();
     let r = recs.for_deck(&factors.deck)?;
@@ -1131,7 +1212,18 @@ mod tests {
         assert!(
             Truth::parse("y.toml", "nonsense = [")
                 .unwrap_err()
-                .starts_with("y.toml")
+                .to_string()
+                .starts_with("y.toml:1: ")
+        );
+        assert!(matches!(
+            Truth::parse("n.toml", "a = 1\n"),
+            Err(TruthError::NoStep { .. })
+        ));
+        let e = Truth::parse("g.toml", "[[step]]\ntable = \"wK ..\\nwK\"\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("g.toml: table line 2: ragged grid"),
+            "{e}"
         );
     }
 }

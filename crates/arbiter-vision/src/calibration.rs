@@ -11,7 +11,6 @@
 //! The file is TOML, written by [`Calibration::to_toml`] with comments so
 //! that a person can read and check it.
 
-use std::fmt;
 use std::io;
 use std::path::Path;
 
@@ -20,7 +19,7 @@ use toml::Spanned;
 
 use crate::cards::Detected;
 use crate::lattice::{self, Lattice, PLACE_TOLERANCE, Placement};
-use arbiter_core::script::LineIndex;
+use arbiter_core::toml_text::{self, LineIndex, TomlError};
 
 /// Fewest cards, in at least two rows and two columns, to calibrate on.
 pub const MIN_CARDS: usize = 4;
@@ -44,24 +43,9 @@ pub struct Calibration {
     pub source: String,
 }
 
-/// A problem with a calibration file, located.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct CalibrationError {
-    pub file: String,
-    /// 1-based; 0 when the problem has no single line.
-    pub line: usize,
-    pub message: String,
-}
-
-impl fmt::Display for CalibrationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(f, "{}:{}: {}", self.file, self.line, self.message)
-        }
-    }
-}
+/// A problem with a calibration file, located: `FILE:LINE: message`, or
+/// `FILE: message` when it has no single line.
+pub type CalibrationError = TomlError;
 
 /// Why a calibration no longer fits what the camera shows.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -189,16 +173,9 @@ impl Calibration {
     }
 
     pub fn parse(file: &str, text: &str) -> Result<Calibration, CalibrationError> {
+        let raw: Raw = toml_text::parse(file, text)?;
         let lines = LineIndex::new(text);
-        let err = |line: usize, message: String| CalibrationError {
-            file: file.to_string(),
-            line,
-            message,
-        };
-        let raw: Raw = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| lines.line_of(s.start)).unwrap_or(0);
-            err(line, e.message().trim().to_string())
-        })?;
+        let err = |line: usize, message: String| CalibrationError::new(file, line, message);
         let line_of = |span: std::ops::Range<usize>| lines.line_of(span.start);
 
         let [w, h] = *raw.image_size.get_ref();
@@ -246,13 +223,8 @@ impl Calibration {
     }
 
     pub fn load(path: &Path) -> Result<Calibration, CalibrationError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| CalibrationError {
-            file: file.clone(),
-            line: 0,
-            message: format!("cannot read the calibration: {e}"),
-        })?;
-        Calibration::parse(&file, &text)
+        let text = toml_text::read(path, "calibration")?;
+        Calibration::parse(&path.display().to_string(), &text)
     }
 
     pub fn save(&self, path: &Path) -> io::Result<()> {

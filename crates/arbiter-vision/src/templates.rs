@@ -96,6 +96,7 @@ use crate::cards::{
 use crate::photo::CardPicture;
 use crate::print::{read_corner_code, read_corner_code_at};
 use arbiter_core::table::{Card, Colour, Piece, Token};
+use arbiter_core::toml_text::{self, TomlError};
 
 /// The `format` key of a model file.
 const FORMAT: &str = "arbiter-deck-model";
@@ -233,6 +234,32 @@ pub struct LearnError {
     pub what: String,
 }
 
+/// Why a set of face images gives no deck model ([`DeckModel::learn`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FacesError {
+    /// `??` names no kind of card.
+    #[error("?? is not a card kind")]
+    NotAKind,
+    /// Two images for one kind.
+    #[error("{} is given twice", kind_name(*.0))]
+    Twice(Token),
+    #[error(
+        "{}: {width}×{height} is too small (at least {MIN_SIDE} px a side)",
+        kind_name(*kind)
+    )]
+    TooSmall {
+        kind: Token,
+        width: u32,
+        height: u32,
+    },
+    /// Too small to sample, once softened to a card's size on screen.
+    #[error("{}: too small", kind_name(*.0))]
+    Unsampled(Token),
+    /// The back is needed to tell face-down cards.
+    #[error("no back among the faces")]
+    NoBack,
+}
+
 /// What is wrong with a model file, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}{}: {what}", line.map(|l| format!(":{l}")).unwrap_or_default())]
@@ -240,6 +267,16 @@ pub struct ParseError {
     pub file: String,
     pub line: Option<usize>,
     pub what: String,
+}
+
+impl From<TomlError> for ParseError {
+    fn from(e: TomlError) -> ParseError {
+        ParseError {
+            file: e.file,
+            line: (e.line != 0).then_some(e.line),
+            what: e.message,
+        }
+    }
 }
 
 /// The file name a kind is learned from and saved under (`back` for the
@@ -760,17 +797,17 @@ impl DeckModel {
     /// From one image per card kind; each image is the card itself (a flat
     /// scan or a cropped photo), any resolution, portrait (a landscape image
     /// is turned a quarter). The back (`Token::Down`) must be among them.
-    pub fn learn(faces: &[(Token, RgbImage)]) -> Result<DeckModel, String> {
+    pub fn learn(faces: &[(Token, RgbImage)]) -> Result<DeckModel, FacesError> {
         let mut kinds: Vec<(Token, Vec<i8>)> = Vec::new();
         let mut coded = true;
         let (mut papers, mut back) = (Vec::new(), None);
         for (token, img) in faces {
             let token = *token;
             if token == Token::Unreadable {
-                return Err("?? is not a card kind".to_string());
+                return Err(FacesError::NotAKind);
             }
             if kinds.iter().any(|k| k.0 == token) {
-                return Err(format!("{} is given twice", kind_name(token)));
+                return Err(FacesError::Twice(token));
             }
             let upright;
             let img = if img.width() > img.height() {
@@ -780,12 +817,11 @@ impl DeckModel {
                 img
             };
             if img.width() < MIN_SIDE || img.height() < MIN_SIDE {
-                return Err(format!(
-                    "{}: {}×{} is too small (at least {MIN_SIDE} px a side)",
-                    kind_name(token),
-                    img.width(),
-                    img.height()
-                ));
+                return Err(FacesError::TooSmall {
+                    kind: token,
+                    width: img.width(),
+                    height: img.height(),
+                });
             }
             if let Token::Up(card) = token {
                 coded &= read_corner_code(img) == Some(card);
@@ -793,8 +829,7 @@ impl DeckModel {
             } else if token == Token::Down {
                 back = Some(card_lightness(img).0);
             }
-            let (grids, contrast) = features(&as_seen(img))
-                .ok_or_else(|| format!("{}: too small", kind_name(token)))?;
+            let (grids, contrast) = features(&as_seen(img)).ok_or(FacesError::Unsampled(token))?;
             let mut raw = quantise(&grids);
             raw.push(
                 (contrast.max(1e-3).ln() / CONTRAST_STEP)
@@ -804,7 +839,7 @@ impl DeckModel {
             kinds.push((token, raw));
         }
         if !kinds.iter().any(|k| k.0 == Token::Down) {
-            return Err("no back among the faces".to_string());
+            return Err(FacesError::NoBack);
         }
         coded &= kinds.iter().any(|k| k.0 != Token::Down);
         let mut model = DeckModel::from_templates(kinds, coded);
@@ -900,7 +935,7 @@ impl DeckModel {
                 "missing: the back is needed to tell face-down cards".to_string(),
             ));
         }
-        DeckModel::learn(&faces).map_err(|what| err(dir, what))
+        DeckModel::learn(&faces).map_err(|e| err(dir, e.to_string()))
     }
 
     /// The model as a small TOML file: a header, then one line per kind
@@ -937,7 +972,6 @@ impl DeckModel {
     /// Parses a model file's text; errors name `file` and, where they can,
     /// the line.
     pub fn parse(file: &str, text: &str) -> Result<DeckModel, ParseError> {
-        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
         let err = |line: Option<usize>, what: String| ParseError {
             file: file.to_string(),
             line,
@@ -953,12 +987,7 @@ impl DeckModel {
                 })
                 .map(|i| i + 1)
         };
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            err(
-                e.span().map(|s| line_of(s.start)),
-                e.message().trim().to_string(),
-            )
-        })?;
+        let table: toml::Table = toml_text::parse(file, text)?;
         match table.get("format").and_then(|v| v.as_str()) {
             Some(FORMAT) => {}
             _ => {
@@ -1050,13 +1079,8 @@ impl DeckModel {
     }
 
     pub fn load(path: &Path) -> Result<DeckModel, ParseError> {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ParseError {
-            file: name.clone(),
-            line: None,
-            what: e.to_string(),
-        })?;
-        DeckModel::parse(&name, &text)
+        let text = toml_text::read(path, "deck model")?;
+        DeckModel::parse(&path.display().to_string(), &text)
     }
 
     pub fn save(&self, path: &Path) -> io::Result<()> {
@@ -2400,6 +2424,19 @@ mod tests {
         let seen = image::imageops::resize(&upright, RECT_W, RECT_H, FilterType::Triangle);
         assert_eq!(model.identify(&seen).0, Some(Token::Up(wp)));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn learn_says_what_is_wrong_with_the_faces() {
+        assert_eq!(DeckModel::learn(&[]).unwrap_err(), FacesError::NoBack);
+        let tiny = RgbImage::new(4, 4);
+        let e = DeckModel::learn(&[(Token::Unreadable, tiny.clone())]).unwrap_err();
+        assert_eq!(e, FacesError::NotAKind);
+        let e = DeckModel::learn(&[(Token::Down, tiny)]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("back: 4×4 is too small (at least {MIN_SIDE} px a side)")
+        );
     }
 
     fn learn_error(name: &str, setup: impl FnOnce(&Path)) -> String {
