@@ -20,16 +20,12 @@ use crate::referee::AnyReferee;
 pub use crate::setup::GameKind;
 use crate::setup::{BadThrone, GameSetup, Part, SetupError, Start, cell_key, lay_throne};
 use crate::table::{Cell, Colour, Table};
+pub use crate::toml_text::LineIndex;
+use crate::toml_text::TomlError;
 
-/// A problem in a script (or any TOML input), located.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
-pub struct ScriptError {
-    pub file: String,
-    /// 1-based; 0 when the problem has no single line.
-    pub line: usize,
-    pub message: String,
-}
+/// A problem in a script, located: the file, and the line where there is
+/// one (the same as any TOML file's, [`TomlError`]).
+pub type ScriptError = TomlError;
 
 /// A table script: a game's setup, and the observations to replay.
 #[derive(Clone, Debug)]
@@ -501,26 +497,6 @@ fn content_first_line(lines: &LineIndex, text: &str, span: Range<usize>) -> usiz
     match after_quotes {
         Some(rest) if rest.starts_with('\n') || rest.starts_with("\r\n") => line + 1,
         _ => line,
-    }
-}
-
-/// Byte offset to 1-based line number.
-pub struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    pub fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
-    }
-
-    pub fn line_of(&self, offset: usize) -> usize {
-        match self.starts.binary_search(&offset) {
-            Ok(i) => i + 1,
-            Err(i) => i,
-        }
     }
 }
 

@@ -37,7 +37,7 @@ pub enum TruthError {
     },
     /// A step with `thrones`, rewritten as a table script, does not parse.
     #[error(transparent)]
-    Thrones(#[from] ScriptError),
+    Thrones(ScriptError),
     #[error("{file}: {source}")]
     Rewrite {
         file: String,
@@ -134,7 +134,7 @@ fn with_thrones(file: &str, step: &toml::Value) -> Result<Table, TruthError> {
         file: file.to_string(),
         source,
     })?;
-    let script = arbiter_core::script::Script::parse(file, &text)?;
+    let script = arbiter_core::script::Script::parse(file, &text).map_err(TruthError::Thrones)?;
     script
         .observations()
         .find_map(|o| match o {
