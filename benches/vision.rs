@@ -15,7 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use arbiter::deck::print::{back, face};
 use arbiter::table::{Card, Cell, Table, Token};
 use arbiter::vision::cards::{Identify, detect, rectify};
-use arbiter::vision::recognise::{Deck, Recogniser};
+use arbiter::vision::recognise::{Faces, Recogniser};
 use arbiter::vision::templates::DeckModel;
 use arbiter::vision::watch::{Look, Watcher};
 use arbiter_testkit::record::Filming;
@@ -214,7 +214,7 @@ fn varied(frame: &str) -> (image::RgbImage, Recogniser) {
     } else {
         let model = DeckModel::learn_dir(std::path::Path::new(&format!("fixtures/decks/{deck}")))
             .expect("the deck's faces learn");
-        Recogniser::new(Deck::Learned(Box::new(model)), None)
+        Recogniser::new(Faces::Learned(Box::new(model)), None)
     };
     (image, recogniser)
 }

@@ -39,7 +39,7 @@ use arbiter::observation::Observation;
 use arbiter::script::Script;
 use arbiter::table::Table;
 use arbiter::vision::templates::DeckModel;
-use arbiter_testkit::fixtures::Deck;
+use arbiter_testkit::fixtures::FixtureDeck;
 use arbiter_testkit::record::{Filming, film};
 use arbiter_testkit::scene::surface::{Surface, SurfaceKind};
 use arbiter_testkit::scene::{SceneParams, felt, render};
@@ -79,7 +79,7 @@ struct Options {
     settle: Duration,
     keep: Option<PathBuf>,
     whole: bool,
-    deck: Deck,
+    deck: FixtureDeck,
 }
 
 fn options() -> Result<Options, String> {
@@ -90,7 +90,7 @@ fn options() -> Result<Options, String> {
         settle: VisionConfig::default().settle,
         keep: None,
         whole: false,
-        deck: Deck::Printed,
+        deck: FixtureDeck::Printed,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -108,7 +108,7 @@ fn options() -> Result<Options, String> {
             "--keep" => o.keep = Some(PathBuf::from(value()?)),
             "--deck" => {
                 let name = value()?;
-                o.deck = Deck::from_name(name).ok_or(format!("--deck: no deck {name}"))?;
+                o.deck = FixtureDeck::from_name(name).ok_or(format!("--deck: no deck {name}"))?;
             }
             other => return Err(format!("unknown option {other}")),
         }
@@ -166,7 +166,7 @@ fn main() -> Result<(), String> {
 
 /// Writes the frames as a recording, `NNNN.jpg` in `dir`, each with its
 /// own sensor noise: a still table flickers as a webcam's does.
-fn write_frames(dir: &Path, frames: &[(Table, SceneParams)], deck: Deck) -> io::Result<()> {
+fn write_frames(dir: &Path, frames: &[(Table, SceneParams)], deck: FixtureDeck) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let cloth = felt(256, frames.first().map_or(0, |f| f.1.seed));
     for (n, (table, params)) in frames.iter().enumerate() {

@@ -23,7 +23,7 @@ use arbiter::deck::print::full_deck;
 use arbiter_testkit::fixtures::tables::{
     frame_files, render_frame, table_sets, table_sets_seeded, write_table_set,
 };
-use arbiter_testkit::fixtures::{Deck, sets};
+use arbiter_testkit::fixtures::{FixtureDeck, sets};
 use arbiter_testkit::scene::{ArtDeck, stand_in_card, write_set};
 use image::Rgb;
 
@@ -67,7 +67,7 @@ fn frames() -> std::io::Result<()> {
         }
         write_set(root, set.name, &set.frames, &|c| set.deck.image(c))?;
         fs::write(dir.join("ABOUT"), format!("{}\n", set.about))?;
-        if set.deck == Deck::StandIn {
+        if set.deck == FixtureDeck::StandIn {
             fs::write(dir.join("DECK"), "fixtures/decks/stand-in\n")?;
         }
         println!("{}: {} frames", set.name, set.frames.len());

@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arbiter::event::Event;
 use arbiter::replay::replay;
 use arbiter::script::Script;
-use arbiter::vision::recognise::{Deck as Faces, Recogniser};
+use arbiter::vision::recognise::{Faces, Recogniser};
 use arbiter::vision::templates::DeckModel;
 use arbiter_testkit::accuracy::{Score, recogniser_for, run_set};
-use arbiter_testkit::fixtures::Deck;
+use arbiter_testkit::fixtures::FixtureDeck;
 use arbiter_testkit::record::{Filming, film};
 use arbiter_testkit::scene::write_set;
 use serde_json::Value;
@@ -132,7 +132,7 @@ fn filmed_game_replays(steps: Option<usize>) {
         .collect();
     let dir = temp_dir(&format!("game-{}", steps.unwrap_or(0)));
     let frames = film(&script, &Filming::default());
-    write_set(&dir, "demo", &frames, &|c| Deck::Printed.image(c)).unwrap();
+    write_set(&dir, "demo", &frames, &|c| FixtureDeck::Printed.image(c)).unwrap();
     let out = arbiter(&[
         "watch",
         "--input",

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::fixtures::tables::{Factors, TableSet, frame_files};
-use crate::recognise::{Deck, Recogniser, Recognition};
+use crate::recognise::{Faces, Recogniser, Recognition};
 use crate::templates::{DeckModel, LearnError};
 use arbiter_core::script::ScriptError;
 use arbiter_core::table::{Cell, Table, Token};
@@ -346,7 +346,7 @@ pub fn recogniser_for(set: &Path, root: &Path) -> Result<Recogniser, SetError> {
         source,
     })?;
     let model = DeckModel::learn_dir(&root.join(faces.trim()))?;
-    Ok(Recogniser::new(Deck::Learned(Box::new(model)), None))
+    Ok(Recogniser::new(Faces::Learned(Box::new(model)), None))
 }
 
 /// Recognises every frame of a set and scores it; also each frame's time.
@@ -388,7 +388,7 @@ impl Recognisers {
             } else {
                 let dir = self.root.join("fixtures/decks").join(deck);
                 let model = DeckModel::learn_dir(&dir)?;
-                Recogniser::new(Deck::Learned(Box::new(model)), None)
+                Recogniser::new(Faces::Learned(Box::new(model)), None)
             };
             self.by_deck.insert(deck.to_string(), r);
         }

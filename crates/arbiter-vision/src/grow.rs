@@ -2139,7 +2139,7 @@ mod tests {
     /// The printed deck's cards of `grid` on a table of `kind`, 52 px wide
     /// at a pitch of 56, as the demo is filmed.
     fn cards_on(kind: crate::scene::surface::SurfaceKind, grid: &str) -> RgbImage {
-        use crate::fixtures::Deck;
+        use crate::fixtures::FixtureDeck;
         use crate::scene::surface::Surface;
         use crate::scene::{SceneParams, felt, render};
         use arbiter_core::table::{Cell as Square, Table};
@@ -2150,7 +2150,13 @@ mod tests {
             ..SceneParams::clean()
         };
         params.look.surface = Some(Surface::random(kind, 52.0, 11));
-        render(&table, &params, &|c| Deck::Printed.image(c), &felt(256, 0)).image
+        render(
+            &table,
+            &params,
+            &|c| FixtureDeck::Printed.image(c),
+            &felt(256, 0),
+        )
+        .image
     }
 
     /// The cards found in `frame` and read (their tokens, sorted), and how

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::calibration::Calibration;
 use crate::frames::{self, DirSource, FrameError, FrameSource, FramesConfig, SettleConfig};
-use crate::recognise::{Deck, Recogniser};
+use crate::recognise::{Faces, Recogniser};
 use crate::templates::DeckModel;
 use crate::watch::Watcher;
 use arbiter_core::live::Live;
@@ -68,8 +68,8 @@ pub fn recogniser(
     calibration: Option<&Path>,
 ) -> Result<Recogniser, OpenError> {
     let deck = match deck {
-        Some(p) => Deck::Learned(Box::new(DeckModel::load(p)?)),
-        None => Deck::Bundled,
+        Some(p) => Faces::Learned(Box::new(DeckModel::load(p)?)),
+        None => Faces::Bundled,
     };
     let calibration = calibration.map(Calibration::load).transpose()?;
     Ok(Recogniser::new(deck, calibration))

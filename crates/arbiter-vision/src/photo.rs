@@ -224,7 +224,7 @@ fn widen(q: &[(f32, f32); 4], by: f32) -> Option<[(f32, f32); 4]> {
 mod tests {
     use super::*;
     use crate::cards::{Identify, dist};
-    use crate::fixtures::Deck;
+    use crate::fixtures::FixtureDeck;
     use crate::scene::{Glare, Look, SceneParams, Surface, SurfaceKind, felt, render};
     use crate::templates::DeckModel;
     use arbiter_core::table::{Card, Cell, Colour, Piece, Table, Token};
@@ -237,7 +237,7 @@ mod tests {
     /// `lamp`, now and then a lamp's glare), blur, noise and JPEG. The
     /// picture and the card's true corners.
     fn photo(
-        deck: Deck,
+        deck: FixtureDeck,
         token: Token,
         kind: SurfaceKind,
         seed: u64,
@@ -298,9 +298,13 @@ mod tests {
         let card = Token::Up(Card::new(Colour::Red, Piece::Knight));
         let (mut errors, mut all) = (Vec::new(), 0);
         for (k, kind) in SurfaceKind::ALL.into_iter().enumerate() {
-            for (d, deck) in [Deck::Printed, Deck::Silhouette, Deck::StandIn]
-                .into_iter()
-                .enumerate()
+            for (d, deck) in [
+                FixtureDeck::Printed,
+                FixtureDeck::Silhouette,
+                FixtureDeck::StandIn,
+            ]
+            .into_iter()
+            .enumerate()
             {
                 let seed = 100 + 10 * k as u64 + d as u64;
                 let (img, truth) = photo(deck, card, kind, seed, true);
@@ -349,7 +353,7 @@ mod tests {
     #[test]
     #[ignore = "long: cargo test --release -- --ignored"]
     fn a_deck_learned_from_photos_reads_as_one_learned_from_its_faces() {
-        let deck = Deck::Silhouette;
+        let deck = FixtureDeck::Silhouette;
         let dir = std::env::temp_dir().join(format!("arbiter-photos-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();

@@ -56,33 +56,33 @@ impl Recognition {
 
 /// How to read frames: which deck, and the camera's calibration if any.
 pub struct Recogniser {
-    deck: Deck,
+    deck: Faces,
     calibration: Option<Calibration>,
 }
 
 /// The deck's learned faces: the bundled deck's, or a file's.
-pub enum Deck {
+pub enum Faces {
     Bundled,
     Learned(Box<DeckModel>),
 }
 
-impl Deck {
+impl Faces {
     fn model(&self) -> &DeckModel {
         match self {
-            Deck::Bundled => DeckModel::bundled(),
-            Deck::Learned(m) => m,
+            Faces::Bundled => DeckModel::bundled(),
+            Faces::Learned(m) => m,
         }
     }
 }
 
 impl Recogniser {
-    pub fn new(deck: Deck, calibration: Option<Calibration>) -> Self {
+    pub fn new(deck: Faces, calibration: Option<Calibration>) -> Self {
         Recogniser { deck, calibration }
     }
 
     /// The bundled deck, no calibration.
     pub fn bundled() -> Self {
-        Recogniser::new(Deck::Bundled, None)
+        Recogniser::new(Faces::Bundled, None)
     }
 
     pub fn calibration(&self) -> Option<&Calibration> {

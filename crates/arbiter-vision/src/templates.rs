@@ -2045,22 +2045,22 @@ mod tests {
         }
     }
 
-    struct Deck {
+    struct TestDeck {
         name: &'static str,
         model: &'static DeckModel,
         image: fn(Option<Card>) -> RgbImage,
     }
 
-    fn printable() -> Deck {
-        Deck {
+    fn printable() -> TestDeck {
+        TestDeck {
             name: "printable",
             model: DeckModel::bundled(),
             image: printable_image,
         }
     }
 
-    fn stand_in() -> Deck {
-        Deck {
+    fn stand_in() -> TestDeck {
+        TestDeck {
             name: "stand-in",
             model: stand_in_model(),
             image: stand_in_image,
@@ -2073,7 +2073,7 @@ mod tests {
 
     /// Detects the cards of one scene with the deck's model and scores them
     /// against the truth (matched by centre).
-    fn run(deck: &Deck, model: &DeckModel, t: &Table, p: &SceneParams, tally: &mut Tally) {
+    fn run(deck: &TestDeck, model: &DeckModel, t: &Table, p: &SceneParams, tally: &mut Tally) {
         let s = render(t, p, &deck.image, cloth());
         let found = detect_with(&s.image, model);
         let (cw, _) = p.card_size();
@@ -2125,7 +2125,7 @@ mod tests {
         }
     }
 
-    fn report(deck: &Deck, what: &str, t: &Tally) {
+    fn report(deck: &TestDeck, what: &str, t: &Tally) {
         println!(
             "{} {what}: identified {}/{} ({:.0}%), missed {}, confident-wrong {}",
             deck.name,
@@ -2137,7 +2137,7 @@ mod tests {
         );
     }
 
-    fn clean(deck: Deck) -> Tally {
+    fn clean(deck: TestDeck) -> Tally {
         let mut tally = Tally::default();
         for (i, text) in TABLES.iter().enumerate() {
             let mut p = base();
@@ -2148,7 +2148,7 @@ mod tests {
         tally
     }
 
-    fn turned(deck: Deck) -> Tally {
+    fn turned(deck: TestDeck) -> Tally {
         let mut tally = Tally::default();
         for seed in 0..6u64 {
             let mut p = base();
@@ -2165,7 +2165,7 @@ mod tests {
         tally
     }
 
-    fn spoiled(deck: Deck) -> Tally {
+    fn spoiled(deck: TestDeck) -> Tally {
         let mut tally = Tally::default();
         for seed in 0..4u64 {
             let mut p = base();
@@ -2185,7 +2185,7 @@ mod tests {
         tally
     }
 
-    fn hand(deck: Deck) -> Tally {
+    fn hand(deck: TestDeck) -> Tally {
         let mut tally = Tally::default();
         for seed in 0..4u64 {
             let mut p = base();
@@ -2299,7 +2299,7 @@ mod tests {
 
     /// Each card of the deck is judged by the deck's model learned without
     /// that card's kind: it must not be named.
-    fn check(deck: &Deck, params: &[SceneParams]) -> (usize, usize) {
+    fn check(deck: &TestDeck, params: &[SceneParams]) -> (usize, usize) {
         // The same as learning from the faces less one: kinds are learned
         // one by one.
         let models: Vec<(Token, DeckModel)> = all_kinds()

@@ -843,7 +843,7 @@ fn short_side(q: &[(f32, f32); 4]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::Deck;
+    use crate::fixtures::FixtureDeck;
     use crate::scene::{HandParams, SceneParams, felt, render};
     use arbiter_core::table::{Cell, Table};
 
@@ -894,7 +894,12 @@ mod tests {
             frame,
             ..SceneParams::clean()
         };
-        let scene = render(&table, &params, &|c| Deck::Printed.image(c), &felt(128, 3));
+        let scene = render(
+            &table,
+            &params,
+            &|c| FixtureDeck::Printed.image(c),
+            &felt(128, 3),
+        );
         match &scene.jpeg {
             Some(bytes) => image::load_from_memory(bytes).unwrap().to_rgb8(),
             None => scene.image,
@@ -1190,7 +1195,12 @@ mod tests {
         let cloth = felt(128, 3);
         let shot = |text: &str, frame: u64| {
             let t = Table::parse_grid(text, Cell::new(0, 0)).unwrap();
-            let s = render(&t, &params(frame), &|c| Deck::Printed.image(c), &cloth);
+            let s = render(
+                &t,
+                &params(frame),
+                &|c| FixtureDeck::Printed.image(c),
+                &cloth,
+            );
             let img = match &s.jpeg {
                 Some(bytes) => image::load_from_memory(bytes).unwrap().to_rgb8(),
                 None => s.image,

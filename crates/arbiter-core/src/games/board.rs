@@ -27,6 +27,32 @@ pub const KNIGHT_LEAPS: [(i32, i32); 8] = [
     (-1, 2),
 ];
 
+/// On an 8x8 board, square `s` being `file + 8 * rank`: for each square,
+/// the bitboard of the squares one leap of `d` away (the knight's or the
+/// king's moves, Enochian's queen leap). Both chess games build their
+/// attack tables with it at compile time.
+pub const fn leaps(d: &[(i32, i32)]) -> [u64; 64] {
+    let mut out = [0u64; 64];
+    let mut s = 0;
+    while s < 64 {
+        let f = (s % 8) as i32;
+        let r = (s / 8) as i32;
+        let mut m = 0u64;
+        let mut i = 0;
+        while i < d.len() {
+            let nf = f + d[i].0;
+            let nr = r + d[i].1;
+            if nf >= 0 && nf < 8 && nr >= 0 && nr < 8 {
+                m |= 1u64 << (nr * 8 + nf);
+            }
+            i += 1;
+        }
+        out[s] = m;
+        s += 1;
+    }
+    out
+}
+
 pub fn is_orthogonal((dc, dr): (i32, i32)) -> bool {
     dc == 0 || dr == 0
 }

@@ -31,6 +31,7 @@
 
 use std::sync::LazyLock;
 
+use crate::games::board::{DIRECTIONS, KNIGHT_LEAPS, leaps};
 use crate::table::{Cell, Colour, Piece};
 
 pub type Square = u8;
@@ -214,56 +215,15 @@ impl Iterator for Squares {
     }
 }
 
-const KNIGHT_DELTAS: [(i8, i8); 8] = [
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-];
-const KING_DELTAS: [(i8, i8); 8] = [
-    (1, 0),
-    (1, 1),
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-];
 const ROOK_DIRS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 const BISHOP_DIRS: [(i8, i8); 4] = [(1, 1), (-1, 1), (1, -1), (-1, -1)];
 
-const fn leaper_table(deltas: &[(i8, i8)]) -> [u64; 64] {
-    let mut table = [0; 64];
-    let mut sq = 0;
-    while sq < 64 {
-        let (f, r) = ((sq % 8) as i8, (sq / 8) as i8);
-        let mut i = 0;
-        while i < deltas.len() {
-            let (nf, nr) = (f + deltas[i].0, r + deltas[i].1);
-            if nf >= 0 && nf < 8 && nr >= 0 && nr < 8 {
-                table[sq] |= 1 << (nr * 8 + nf);
-            }
-            i += 1;
-        }
-        sq += 1;
-    }
-    table
-}
-
-static KNIGHT_ATTACKS: [u64; 64] = leaper_table(&KNIGHT_DELTAS);
-static KING_ATTACKS: [u64; 64] = leaper_table(&KING_DELTAS);
+static KNIGHT_ATTACKS: [u64; 64] = leaps(&KNIGHT_LEAPS);
+static KING_ATTACKS: [u64; 64] = leaps(&DIRECTIONS);
 /// `PAWN_ATTACKS[side][sq]`: the squares a pawn of `side` on `sq` attacks.
 /// Read with the other side, it gives the squares from which a pawn of
 /// `side` attacks `sq`.
-static PAWN_ATTACKS: [[u64; 64]; 2] = [
-    leaper_table(&[(-1, 1), (1, 1)]),
-    leaper_table(&[(-1, -1), (1, -1)]),
-];
+static PAWN_ATTACKS: [[u64; 64]; 2] = [leaps(&[(-1, 1), (1, 1)]), leaps(&[(-1, -1), (1, -1)])];
 
 /// Slider attacks by walking rays: the reference the magic tables are
 /// filled from.

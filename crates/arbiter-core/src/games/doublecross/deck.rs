@@ -181,7 +181,7 @@ pub fn standard_counts() -> BTreeMap<Card, u32> {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Deck {
+pub struct DrawPile {
     /// What the draw pile holds, by card.
     pile: BTreeMap<DcCard, u32>,
     /// Each player's discard pile, oldest first (index 0: the White player).
@@ -195,8 +195,8 @@ pub struct Deck {
     decks_used: u32,
 }
 
-impl Deck {
-    pub fn new(counts: &BTreeMap<Card, u32>, joust: JoustMode) -> Deck {
+impl DrawPile {
+    pub fn new(counts: &BTreeMap<Card, u32>, joust: JoustMode) -> DrawPile {
         let mut pile: BTreeMap<DcCard, u32> = counts
             .iter()
             .filter(|&(_, &n)| n > 0)
@@ -207,7 +207,7 @@ impl Deck {
                 pile.insert(DcCard::Joust(j), 1);
             }
         }
-        Deck {
+        DrawPile {
             pile,
             discards: [Vec::new(), Vec::new()],
             set_aside: Vec::new(),
@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn the_pile_counts_cards_and_a_reshuffle_brings_back_the_discards() {
-        let mut deck = Deck::new(&standard_counts(), JoustMode::Recycle);
+        let mut deck = DrawPile::new(&standard_counts(), JoustMode::Recycle);
         assert_eq!(deck.pile_len(), 39);
         let wk = DcCard::Piece(Card::new(Colour::White, Piece::King));
         assert!(deck.take(wk));

@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use chess::{Move, MoveKind, Position, Rules, Side, Square, cell_of, square_name};
-use deck::{DcCard, Deck, Joust, JoustMode, title_piece};
+use deck::{DcCard, DrawPile, Joust, JoustMode, title_piece};
 
 use crate::event::{ActionEvent, EventBody, Flag, FlagKind, GameResult};
 use crate::games::{Panel, PlayerPanel, Verdict};
@@ -161,7 +161,7 @@ struct Outcome {
 pub struct DoubleCross {
     opts: Options,
     pos: Position,
-    deck: Deck,
+    deck: DrawPile,
     /// The side each player controls; DC-9.7 exchanges them.
     sides: [Side; 2],
     /// The player to draw or to act.
@@ -183,7 +183,7 @@ const PLAYERS: [&str; 2] = ["white", "black"];
 
 impl DoubleCross {
     pub fn new(opts: Options) -> DoubleCross {
-        let deck = Deck::new(&opts.deck, opts.joust);
+        let deck = DrawPile::new(&opts.deck, opts.joust);
         DoubleCross {
             opts,
             pos: Position::startpos(),
@@ -209,7 +209,7 @@ impl DoubleCross {
         &self.opts
     }
 
-    pub fn deck(&self) -> &Deck {
+    pub fn deck(&self) -> &DrawPile {
         &self.deck
     }
 

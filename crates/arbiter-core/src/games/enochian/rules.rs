@@ -140,27 +140,7 @@ pub fn piece_title(p: Piece) -> &'static str {
     p.name()
 }
 
-const fn leaps(d: &[(i32, i32)]) -> [u64; 64] {
-    let mut out = [0u64; 64];
-    let mut s = 0;
-    while s < 64 {
-        let f = (s % 8) as i32;
-        let r = (s / 8) as i32;
-        let mut m = 0u64;
-        let mut i = 0;
-        while i < d.len() {
-            let nf = f + d[i].0;
-            let nr = r + d[i].1;
-            if nf >= 0 && nf < 8 && nr >= 0 && nr < 8 {
-                m |= 1u64 << (nr * 8 + nf);
-            }
-            i += 1;
-        }
-        out[s] = m;
-        s += 1;
-    }
-    out
-}
+use crate::games::board::leaps;
 
 pub static KING_STEPS: [u64; 64] = leaps(&crate::games::board::DIRECTIONS);
 pub static KNIGHT_LEAPS: [u64; 64] = leaps(&crate::games::board::KNIGHT_LEAPS);
