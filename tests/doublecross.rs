@@ -6,6 +6,7 @@
 //! the board, an illegal removal, a check not called) are flagged with the
 //! right kind and cells, and mending them lets the game go on unchanged.
 
+use arbiter::event::ActionKind;
 use arbiter::event::{Event, EventBody, FlagKind, events_at as at};
 use arbiter::games::Game;
 use arbiter::games::doublecross::chess::{Move, MoveKind, Position, Side, cell_of};
@@ -220,7 +221,7 @@ fn a_check_left_uncalled_is_flagged_at_the_next_draw_and_its_piece_may_be_remove
             let (events, r) = replay_with(&g.opts, &with_removal);
             let here = at(&events, c);
             assert!(
-                matches!(here.first(), Some(EventBody::Action(a)) if a.action == "remove"),
+                matches!(here.first(), Some(EventBody::Action(a)) if a.action == ActionKind::Remove),
                 "seed {seed}: {here:?}"
             );
             assert!(

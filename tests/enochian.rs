@@ -9,7 +9,7 @@
 //! - Mistakes injected into random positions are flagged with the right
 //!   kind and cells, and taking them back lets the game go on unchanged.
 
-use arbiter::event::{Event, EventBody, Flag, FlagKind, How};
+use arbiter::event::{ActionKind, Event, EventBody, Flag, FlagKind, How};
 use arbiter::games::enochian::rules::{Move, lane_patron};
 use arbiter::games::enochian::{
     BLACK, BLUE, Enochian, KingState, Mode, Options, RED, YELLOW, cell_of, parse_square,
@@ -996,19 +996,19 @@ fn a_seeded_sweep_reaches_the_rules() {
         }
         div += opts.divination as usize;
         for a in [
-            "capture",
-            "promote",
-            "demote",
-            "concourse",
-            "seize",
-            "ally_king_capture",
-            "exchange",
-            "withdraw",
-            "pass",
-            "skip",
-            "reroll",
+            ActionKind::Capture,
+            ActionKind::Promote,
+            ActionKind::Demote,
+            ActionKind::Concourse,
+            ActionKind::Seize,
+            ActionKind::AllyKingCapture,
+            ActionKind::Exchange,
+            ActionKind::Withdraw,
+            ActionKind::Pass,
+            ActionKind::Skip,
+            ActionKind::Reroll,
         ] {
-            *count.entry(a).or_default() += g.count(a);
+            *count.entry(a.as_str()).or_default() += g.count(a);
         }
         for n in ["frozen", "thawed", "roll", "control", "king_returns"] {
             *count.entry(n).or_default() += g.notices(n);

@@ -9,6 +9,7 @@
 //!   next to an enemy king) is flagged with the right kind and cell, and the
 //!   game goes on once the table is mended.
 
+use arbiter::event::ActionKind;
 use arbiter::event::{Event, EventBody};
 use arbiter::games::Verdict;
 use arbiter::games::enprise::EnPrise;
@@ -27,7 +28,7 @@ fn actions_of(events: &[Event]) -> Vec<(usize, String, String, Option<Card>)> {
         .iter()
         .filter_map(|e| match &e.body {
             EventBody::Action(a) if a.action != "pass" => {
-                Some((e.step, a.player.clone(), a.action.clone(), a.card))
+                Some((e.step, a.player.clone(), a.action.to_string(), a.card))
             }
             _ => None,
         })
@@ -60,13 +61,13 @@ fn normalise(events: Vec<EventBody>) -> Vec<EventBody> {
             EventBody::Action(pass),
             Some(EventBody::Action(down)),
         ) = (out.last(), &events[i], events.get(i + 1))
-            && summon.action == "summon_king"
-            && pass.action == "pass"
-            && down.action == "place_vacant"
+            && summon.action == ActionKind::SummonKing
+            && pass.action == ActionKind::Pass
+            && down.action == ActionKind::PlaceVacant
             && down.player == summon.player
         {
             let mut escape = down.clone();
-            escape.action = "escape_square".into();
+            escape.action = ActionKind::EscapeSquare;
             out.push(EventBody::Action(escape));
             i += 2;
             continue;

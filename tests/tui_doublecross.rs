@@ -3,6 +3,7 @@
 //! the draw chooser), and whole turns played through the mock board's keys
 //! with the referee's events checked.
 
+use arbiter::event::ActionKind;
 use arbiter::event::{EventBody, FlagKind};
 use arbiter::input::mock::MockTable;
 use arbiter::input::script::ScriptInput;
@@ -285,7 +286,7 @@ fn save_king_and_switch_sides_from_the_keys() {
     assert!(
         actions(&ev)
             .iter()
-            .any(|a| a.action == "joust" && a.joust.as_deref() == Some("save-king")),
+            .any(|a| a.action == ActionKind::Joust && a.joust.as_deref() == Some("save-king")),
         "{ev:?}"
     );
     // The board put back: the King from the box (u), the Queen to e5.
@@ -353,7 +354,7 @@ fn a_script_steps_with_space_and_takes_no_draw_keys() {
     let drawn: Vec<_> = app
         .events()
         .iter()
-        .filter(|e| matches!(&e.body, EventBody::Action(a) if a.action == "draw"))
+        .filter(|e| matches!(&e.body, EventBody::Action(a) if a.action == ActionKind::Draw))
         .collect();
     assert_eq!(drawn.len(), 1);
     let s = screen(&app, (80, 24));

@@ -3,6 +3,7 @@
 //! rolled die, the networks shown, a flag), and turns played through the
 //! mock board's keys with the referee's events checked.
 
+use arbiter::event::ActionKind;
 use arbiter::event::{EventBody, FlagKind};
 use arbiter::input::mock::MockTable;
 use arbiter::replay::referee_for;
@@ -152,7 +153,7 @@ fn the_roll_key_rolls_the_die_in_divination_mode() {
     assert!(
         ev.iter()
             .any(|e| matches!(e, EventBody::Notice { kind, .. } if kind == "roll"))
-            || actions(&ev).iter().any(|a| a.action == "reroll"),
+            || actions(&ev).iter().any(|a| a.action == ActionKind::Reroll),
         "{ev:?}"
     );
     // Rolled: the key says so instead of rolling again.

@@ -40,7 +40,7 @@ fn placements_through_the_mock_table_are_refereed_and_the_area_is_framed() {
         .events()
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::Action(a) => Some((a.player.clone(), a.action.clone())),
+            EventBody::Action(a) => Some((a.player.clone(), a.action.to_string())),
             _ => None,
         })
         .collect();

@@ -12,6 +12,7 @@
 //!   rule and cells, and mending them lets the game go on unchanged.
 //! - Random tables never panic the judge.
 
+use arbiter::event::ActionKind;
 use arbiter::event::{Event, EventBody, FlagKind, How};
 use arbiter::games::twelve::{Action, Options, Phase, SIDES, Twelve};
 use arbiter::games::{Game, Verdict};
@@ -187,7 +188,7 @@ fn a_sweep_of_games_covers_every_option_and_reaches_the_rules() {
                     assert!(!owed[side], "seed {seed}: {message} twice");
                     owed[side] = true;
                 }
-                EventBody::Action(a) if a.action == "remove_queen" => {
+                EventBody::Action(a) if a.action == ActionKind::RemoveQueen => {
                     let side = usize::from(a.player == "black");
                     assert!(owed[side], "seed {seed}: removal never announced");
                     owed[side] = false;
@@ -212,7 +213,7 @@ fn a_sweep_of_games_covers_every_option_and_reaches_the_rules() {
             passes += s
                 .events
                 .iter()
-                .filter(|e| matches!(e, EventBody::Action(a) if a.action == "pass"))
+                .filter(|e| matches!(e, EventBody::Action(a) if a.action == ActionKind::Pass))
                 .count();
         }
     }
@@ -394,7 +395,7 @@ fn a_send_back_the_opponent_overtakes_is_incomplete_until_done() {
         let first = at(&got, i);
         assert!(
             matches!(first[..], [EventBody::Action(a), EventBody::Notice { kind, cells, .. }]
-                if a.action == "place" && a.to == Some(bishop) && kind == "pending" && cells.contains(&send_back)),
+                if a.action == ActionKind::Place && a.to == Some(bishop) && kind == "pending" && cells.contains(&send_back)),
             "{ctx}: {first:?}"
         );
         // The opponent first: the send-back is owed.

@@ -949,7 +949,7 @@ mod tests {
     }
 
     fn summary(a: &ActionEvent) -> (&str, &str, Option<Card>, Option<Cell>, Option<Cell>) {
-        (&a.player, &a.action, a.card, a.from, a.to)
+        (&a.player, a.action.as_str(), a.card, a.from, a.to)
     }
 
     #[test]
@@ -1633,7 +1633,7 @@ mod tests {
             let ev = self.observe(&Observation::Draw(card.into()));
             assert!(
                 ev.iter()
-                    .any(|e| matches!(e, EventBody::Action(a) if a.action == "draw")),
+                    .any(|e| matches!(e, EventBody::Action(a) if a.action == crate::event::ActionKind::Draw)),
                 "{ev:?}"
             );
         }

@@ -32,7 +32,7 @@ use ratatui::crossterm::event::{
 
 use chooser::{ChooserOutcome, DrawChooser};
 
-use crate::event::{Event, EventBody, Flag};
+use crate::event::{ActionKind, Event, EventBody, Flag};
 use crate::input::live::{Health, LedState, Live, LiveEvent};
 use crate::input::mock::{MockKey, MockOutcome, MockTable};
 use crate::input::script::ScriptInput;
@@ -305,7 +305,7 @@ impl App {
                 // check's banner: a draw (DoubleCross) leaves the last move
                 // and the check it gave in view while the next player acts.
                 EventBody::Action(a)
-                    if a.action != "pass" && (a.from.is_some() || a.to.is_some()) =>
+                    if a.action != ActionKind::Pass && (a.from.is_some() || a.to.is_some()) =>
                 {
                     if !acted {
                         acted = true;

@@ -1,5 +1,6 @@
 //! Drawing the app: a function of its state.
 
+use crate::event::ActionKind;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style, Stylize};
@@ -557,7 +558,7 @@ fn game_lines(app: &App, panel: &Panel) -> Vec<Line<'static>> {
 /// The last card drawn and by whom ("wR, drawn by white").
 fn last_draw(app: &App) -> Option<String> {
     app.log.iter().rev().find_map(|e| match &e.body {
-        EventBody::Action(a) if a.action == "draw" => {
+        EventBody::Action(a) if a.action == ActionKind::Draw => {
             let card = match (a.card, &a.joust) {
                 (Some(c), _) => c.to_string(),
                 (None, Some(j)) => format!("joust:{j}"),

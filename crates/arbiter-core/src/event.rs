@@ -132,10 +132,94 @@ pub enum EventBody {
     },
 }
 
+/// What a legal action was, as the event stream names it
+/// (`spec/table-script.md`: En Prise's, and those each game adds beside
+/// its rules).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    /// The default only so that events can be built field by field.
+    #[default]
+    Place,
+    PlaceVacant,
+    Occupy,
+    Move,
+    Capture,
+    SummonKing,
+    EscapeSquare,
+    Pass,
+    Draw,
+    CannotMove,
+    Castle,
+    EnPassant,
+    Promote,
+    Demote,
+    Remove,
+    RemoveQueen,
+    RookSwap,
+    ReturnToSupply,
+    Joust,
+    Skip,
+    Exchange,
+    Concourse,
+    Seize,
+    Reroll,
+    Withdraw,
+    AllyKingCapture,
+}
+
+impl ActionKind {
+    /// The name in the event stream (`place_vacant`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Place => "place",
+            ActionKind::PlaceVacant => "place_vacant",
+            ActionKind::Occupy => "occupy",
+            ActionKind::Move => "move",
+            ActionKind::Capture => "capture",
+            ActionKind::SummonKing => "summon_king",
+            ActionKind::EscapeSquare => "escape_square",
+            ActionKind::Pass => "pass",
+            ActionKind::Draw => "draw",
+            ActionKind::CannotMove => "cannot_move",
+            ActionKind::Castle => "castle",
+            ActionKind::EnPassant => "en_passant",
+            ActionKind::Promote => "promote",
+            ActionKind::Demote => "demote",
+            ActionKind::Remove => "remove",
+            ActionKind::RemoveQueen => "remove_queen",
+            ActionKind::RookSwap => "rook_swap",
+            ActionKind::ReturnToSupply => "return_to_supply",
+            ActionKind::Joust => "joust",
+            ActionKind::Skip => "skip",
+            ActionKind::Exchange => "exchange",
+            ActionKind::Concourse => "concourse",
+            ActionKind::Seize => "seize",
+            ActionKind::Reroll => "reroll",
+            ActionKind::Withdraw => "withdraw",
+            ActionKind::AllyKingCapture => "ally_king_capture",
+        }
+    }
+}
+
+/// An action compares with its name in the stream, as tests and scripts
+/// write it.
+impl PartialEq<&str> for ActionKind {
+    fn eq(&self, name: &&str) -> bool {
+        self.as_str() == *name
+    }
+}
+
+impl fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ActionEvent {
     pub player: String,
-    pub action: String,
+    pub action: ActionKind,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub card: Option<Card>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -514,7 +598,7 @@ mod tests {
             step: 6,
             body: EventBody::Action(ActionEvent {
                 player: "white".into(),
-                action: "move".into(),
+                action: ActionKind::Move,
                 card: Some(Card::new(Colour::White, Piece::Knight)),
                 from: Some(Cell::new(0, 0)),
                 to: Some(Cell::new(2, 1)),

@@ -146,7 +146,9 @@ impl LedState {
     pub fn update(&mut self, events: &[Event], open: &[&Flag]) -> Option<Vec<Led>> {
         for e in events {
             match &e.body {
-                EventBody::Action(a) if a.action != "pass" => self.attackers.clear(),
+                EventBody::Action(a) if a.action != crate::event::ActionKind::Pass => {
+                    self.attackers.clear()
+                }
                 EventBody::Check { attackers, .. } => {
                     self.attackers.extend(attackers.iter().copied())
                 }
@@ -247,7 +249,7 @@ mod tests {
             step: 4,
             body: EventBody::Action(crate::event::ActionEvent {
                 player: "black".into(),
-                action: "move".into(),
+                action: crate::event::ActionKind::Move,
                 card: None,
                 from: None,
                 to: None,

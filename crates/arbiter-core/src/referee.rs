@@ -865,7 +865,7 @@ mod tests {
             }
         ));
         assert!(
-            matches!(&ev[1].body, EventBody::Action(a) if a.action == "place_vacant"),
+            matches!(&ev[1].body, EventBody::Action(a) if a.action == crate::event::ActionKind::PlaceVacant),
             "{ev:?}"
         );
     }

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use arbiter_core::event::{Event, EventBody, FlagKind, How};
+use arbiter_core::event::{ActionKind, Event, EventBody, FlagKind, How};
 use arbiter_core::games::doublecross::DoubleCross;
 use arbiter_core::games::doublecross::mistakes::Kind;
 use arbiter_core::games::enochian::Enochian;
@@ -180,7 +180,7 @@ fn first_flag(events: &[Event]) -> String {
 }
 
 /// The action events, as (player, action, card) in order.
-fn actions(events: impl IntoIterator<Item = EventBody>) -> Vec<(String, String, Option<Card>)> {
+fn actions(events: impl IntoIterator<Item = EventBody>) -> Vec<(String, ActionKind, Option<Card>)> {
     events
         .into_iter()
         .filter_map(|e| match e {
@@ -229,8 +229,10 @@ fn soak_enprise(games: usize, players: &[usize], seed: u64) -> Report {
         );
         // A pass and a face-down pawn may be read as the escape square they
         // look like: the count of non-pass actions is what must agree.
-        let placed = |a: &[(String, String, Option<Card>)]| {
-            a.iter().filter(|(_, act, _)| act != "pass").count()
+        let placed = |a: &[(String, ActionKind, Option<Card>)]| {
+            a.iter()
+                .filter(|(_, act, _)| *act != ActionKind::Pass)
+                .count()
         };
         let want = actions(g.turns.iter().flat_map(|t| t.events.clone()));
         let got = actions(events.into_iter().map(|e| e.body));

@@ -9,6 +9,7 @@ use super::chess::{MoveKind, Position, Side, cell_of};
 use super::deck::{DcCard, JoustMode};
 use super::random::{RandomGame, random_game_with};
 use super::{Action, DoubleCross, Options, table_of};
+use crate::event::ActionKind;
 use crate::event::{
     Event, EventBody, FlagKind, How, events_at as at, first_difference, same_cells, sole_flag,
 };
@@ -489,7 +490,7 @@ fn move_not_made(g: &RandomGame, i: usize) -> Option<Result<(), Uncaught>> {
             return Err(Uncaught(format!("{ctx}: the flag comes after {here:?}")));
         }
         // The turn is lost: the opponent's draw is announced.
-        let drew = here.iter().any(|e| matches!(e, EventBody::Action(a) if a.action == "draw" && a.player == PLAYERS[1 - drawer]));
+        let drew = here.iter().any(|e| matches!(e, EventBody::Action(a) if a.action == ActionKind::Draw && a.player == PLAYERS[1 - drawer]));
         if !drew {
             return Err(Uncaught(format!(
                 "{ctx}: the opponent's draw is not announced: {here:?}"

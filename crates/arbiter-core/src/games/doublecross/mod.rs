@@ -22,6 +22,7 @@ mod setup;
 
 pub use setup::{Setup, SetupOptions, StartState};
 
+use crate::event::ActionKind;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -500,13 +501,12 @@ impl DoubleCross {
                     }
                 }
                 event.action = match m.kind {
-                    MoveKind::Castle => "castle",
-                    MoveKind::EnPassant => "en_passant",
-                    MoveKind::Promotion(_) => "promote",
-                    _ if captured.is_some() => "capture",
-                    _ => "move",
-                }
-                .into();
+                    MoveKind::Castle => ActionKind::Castle,
+                    MoveKind::EnPassant => ActionKind::EnPassant,
+                    MoveKind::Promotion(_) => ActionKind::Promote,
+                    _ if captured.is_some() => ActionKind::Capture,
+                    _ => ActionKind::Move,
+                };
                 event.card = Some(Card::new(side.colour(), piece));
                 event.from = Some(cell_of(m.from));
                 event.to = Some(cell_of(m.to));
@@ -521,7 +521,7 @@ impl DoubleCross {
             }
             Action::Promote { sq, to } => {
                 let (side, _) = before.piece_at(sq).expect("a waiting pawn");
-                event.action = "promote".into();
+                event.action = ActionKind::Promote;
                 event.card = Some(Card::new(side.colour(), Piece::Pawn));
                 event.to = Some(cell_of(sq));
                 event.promotion = Some(Card::new(side.colour(), to));
@@ -534,7 +534,7 @@ impl DoubleCross {
             Action::RemoveOwn { sq } => {
                 let c = before.piece_at(sq).map(card_of).expect("a piece to remove");
                 g.removed.push(c);
-                event.action = "remove".into();
+                event.action = ActionKind::Remove;
                 event.card = Some(c);
                 event.from = Some(cell_of(sq));
                 note = Some(format!("removes own {} on {}", c, square_name(sq)));
@@ -543,7 +543,7 @@ impl DoubleCross {
                 if let Some(i) = g.removed.iter().position(|&r| r == c) {
                     g.removed.remove(i);
                 }
-                event.action = "joust".into();
+                event.action = ActionKind::Joust;
                 event.joust = Some(Joust::ReturnAnyPiece.name().into());
                 event.card = Some(c);
                 event.to = Some(cell_of(sq));
@@ -552,7 +552,7 @@ impl DoubleCross {
             Action::RemovePawn { sq } => {
                 let c = before.piece_at(sq).map(card_of).expect("a pawn to remove");
                 g.removed.push(c);
-                event.action = "joust".into();
+                event.action = ActionKind::Joust;
                 event.joust = Some(Joust::RemoveAnyPawn.name().into());
                 event.card = Some(c);
                 event.from = Some(cell_of(sq));
@@ -578,7 +578,7 @@ impl DoubleCross {
                         g.removed.push(c);
                     }
                 }
-                event.action = "joust".into();
+                event.action = ActionKind::Joust;
                 event.joust = Some(Joust::DoubleCross.name().into());
                 note = Some("restores the board of the opponent's last turn".into());
             }
@@ -866,9 +866,9 @@ impl DoubleCross {
             window: true,
             removal: None,
         });
-        let no_action = |g: &mut DoubleCross, events: &mut Vec<EventBody>, action: &str| {
+        let no_action = |g: &mut DoubleCross, events: &mut Vec<EventBody>, action: ActionKind| {
             let mut e = draw_event(drawer, card);
-            e.action = action.into();
+            e.action = action;
             events.push(EventBody::Action(e));
             if let Some(t) = g.turn.as_mut() {
                 t.done = Some(Done::Nothing);
@@ -883,10 +883,10 @@ impl DoubleCross {
             g.to_move = 1 - drawer;
         };
         match card {
-            DcCard::Joust(Joust::LoseMove) => no_action(&mut g, &mut events, "joust"),
+            DcCard::Joust(Joust::LoseMove) => no_action(&mut g, &mut events, ActionKind::Joust),
             DcCard::Joust(Joust::SwitchSides) => {
                 g.sides.swap(0, 1);
-                no_action(&mut g, &mut events, "joust");
+                no_action(&mut g, &mut events, ActionKind::Joust);
                 if let Some(e) = Arc::make_mut(&mut g.record).last_mut() {
                     e.notes.push("the players exchange colours".into());
                 }
@@ -898,7 +898,7 @@ impl DoubleCross {
                 if let Some(t) = g.restore_target() {
                     g.pos = t;
                 }
-                no_action(&mut g, &mut events, "joust");
+                no_action(&mut g, &mut events, ActionKind::Joust);
                 if let Some(t) = g.turn.as_mut() {
                     t.done = Some(Done::Action(Action::Restore));
                 }
@@ -907,7 +907,9 @@ impl DoubleCross {
                         .push("restores the rights of the opponent's last turn".into());
                 }
             }
-            _ if g.options(card).is_empty() => no_action(&mut g, &mut events, "cannot_move"),
+            _ if g.options(card).is_empty() => {
+                no_action(&mut g, &mut events, ActionKind::CannotMove)
+            }
             _ => {
                 g.phase = Phase::Act { card };
                 let mut snap = g.clone();
@@ -1076,7 +1078,7 @@ impl DoubleCross {
         g.to_move = 1 - holder;
         let event = ActionEvent {
             player: PLAYERS[holder].into(),
-            action: "joust".into(),
+            action: ActionKind::Joust,
             joust: Some(Joust::SaveKing.name().into()),
             card: Some(king),
             to: king_sq.map(cell_of),
@@ -1141,7 +1143,7 @@ impl DoubleCross {
         g.removed.push(card);
         events.push(EventBody::Action(ActionEvent {
             player: PLAYERS[remover].into(),
-            action: "remove".into(),
+            action: ActionKind::Remove,
             card: Some(card),
             from: Some(cell_of(sq)),
             ..Default::default()
@@ -1497,7 +1499,7 @@ fn list_squares(sqs: impl Iterator<Item = Square>) -> String {
 fn draw_event(player: usize, card: DcCard) -> ActionEvent {
     let mut e = ActionEvent {
         player: PLAYERS[player].into(),
-        action: "draw".into(),
+        action: ActionKind::Draw,
         ..Default::default()
     };
     match card {

@@ -89,6 +89,7 @@ mod setup;
 
 pub use setup::{Setup, StartState};
 
+use crate::event::ActionKind;
 use serde::{Deserialize, Serialize};
 
 use crate::event::{EventBody, Flag, FlagKind, GameResult};
@@ -408,16 +409,16 @@ impl Enochian {
             // A withdrawn bare army's turn is its ally's: skipped with it.
             let acting = self.acting();
             let skip = if self.pos.frozen(acting) {
-                Some("skip")
+                Some(ActionKind::Skip)
             } else if self.pos.stalemated(acting) {
                 self.stale_turns[acting as usize] =
                     self.stale_turns[acting as usize].saturating_add(1);
                 self.stale_skipped |= 1 << acting;
-                Some("skip")
+                Some(ActionKind::Skip)
             } else {
                 self.stale_turns[acting as usize] = 0;
                 if self.pos.legal_moves(acting).is_empty() {
-                    Some("pass")
+                    Some(ActionKind::Pass)
                 } else {
                     None
                 }
@@ -627,7 +628,7 @@ impl Enochian {
             placed.push((k, sq));
         }
         events.push(EventBody::Action({
-            let mut e = action(p.answerer, "exchange");
+            let mut e = action(p.answerer, ActionKind::Exchange);
             e.card = Some(Card::new(COLOURS[kings[0] as usize], Piece::King));
             e.captured = Some(Card::new(COLOURS[kings[1] as usize], Piece::King));
             e
@@ -665,7 +666,7 @@ impl Enochian {
             && self.pos.army_size(by) == 1
             && !self.pos.frozen(ally(by))
             && !self.pos.frozen(by);
-        let mut e = action(by, "withdraw");
+        let mut e = action(by, ActionKind::Withdraw);
         if bare {
             self.pos.armies[bi].withdrawn = Some(Withdrawal::Bare);
             self.pos.armies[bi].frozen = true;
@@ -746,11 +747,11 @@ impl Enochian {
             ));
         } else if g.rerolls_used < g.opts.rerolls {
             g.rerolls_used += 1;
-            let mut e = action(a, "reroll");
+            let mut e = action(a, ActionKind::Reroll);
             e.roll = Some(n);
             events.push(EventBody::Action(e));
         } else {
-            let mut e = action(self.to_move, "pass");
+            let mut e = action(self.to_move, ActionKind::Pass);
             e.roll = Some(n);
             events.push(EventBody::Action(e));
             if !g.idle_turn(&mut events) {

@@ -13,6 +13,7 @@ use rand::{Rng, SeedableRng};
 
 use super::rules::{KingState, Move, THRONES, ally};
 use super::{Enochian, Mode, Options};
+use crate::event::ActionKind;
 use crate::event::EventBody;
 use crate::games::{Game, Verdict};
 use crate::observation::Observation;
@@ -204,7 +205,7 @@ impl RandomGame {
     }
 
     /// How often the rules came up: for tests that the sweep reaches them.
-    pub fn count(&self, action: &str) -> usize {
+    pub fn count(&self, action: ActionKind) -> usize {
         self.steps
             .iter()
             .flat_map(|s| &s.events)

@@ -4,6 +4,7 @@
 //!
 //! Squares are indexed as EN-BRD-1 says: 8·(rank−1) + file, a1 = 0.
 
+use crate::event::ActionKind;
 use crate::event::{ActionEvent, EventBody};
 use crate::table::{Card, Cell, Colour, Piece, Token};
 
@@ -328,10 +329,10 @@ impl Sink {
     }
 }
 
-pub fn action(a: u8, what: &str) -> ActionEvent {
+pub fn action(a: u8, what: ActionKind) -> ActionEvent {
     ActionEvent {
         player: NAMES[a as usize].into(),
-        action: what.into(),
+        action: what,
         ..Default::default()
     }
 }
@@ -882,9 +883,11 @@ impl Pos {
             let mut e = action(
                 a,
                 match victims.first() {
-                    None => "move",
-                    Some(v) if v.kind == Piece::King && v.army == ally(a) => "ally_king_capture",
-                    Some(_) => "capture",
+                    None => ActionKind::Move,
+                    Some(v) if v.kind == Piece::King && v.army == ally(a) => {
+                        ActionKind::AllyKingCapture
+                    }
+                    Some(_) => ActionKind::Capture,
                 },
             );
             e.card = Some(u.card());
@@ -937,7 +940,7 @@ impl Pos {
             };
             p.main[to] = Some(new);
             ev.push(|| {
-                let mut e = action(a, "promote");
+                let mut e = action(a, ActionKind::Promote);
                 e.card = Some(pawn_card);
                 e.from = Some(cell_of(mv.to));
                 e.to = Some(cell_of(mv.to));
@@ -956,7 +959,7 @@ impl Pos {
                 };
                 p.replace(s, old, demoted);
                 ev.push(|| {
-                    let mut e = action(a, "demote");
+                    let mut e = action(a, ActionKind::Demote);
                     e.card = Some(old.card());
                     e.from = Some(cell_of(s));
                     e.to = Some(cell_of(s));
@@ -1086,7 +1089,7 @@ impl Pos {
         }
         self.armies[y].taken_over_by = Some(a);
         ev.push(|| {
-            let mut e = action(a, "seize");
+            let mut e = action(a, ActionKind::Seize);
             e.card = Some(king.card());
             e.from = Some(cell_of(throne));
             e.to = Some(cell_of(throne));
@@ -1145,7 +1148,7 @@ impl Pos {
                 }
                 self.main[fs as usize] = Some(Unit { army: a, ..fv });
                 ev.push(|| {
-                    let mut e = action(a, "concourse");
+                    let mut e = action(a, ActionKind::Concourse);
                     e.card = Some(u.card());
                     e.from = Some(cell_of(mv.from));
                     e.to = Some(cell_of(mv.to));
@@ -1182,7 +1185,7 @@ impl Pos {
                     owed.push((s, Some(Token::Up(w.card()))));
                 }
                 ev.push(|| {
-                    let mut e = action(x, "promote");
+                    let mut e = action(x, ActionKind::Promote);
                     e.card = Some(w.card());
                     e.from = Some(cell_of(s));
                     e.to = Some(cell_of(s));

@@ -15,6 +15,7 @@ mod moves;
 pub mod random;
 mod setup;
 
+use crate::event::ActionKind;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -126,17 +127,17 @@ impl Action {
     }
 
     /// The action's name in the event stream.
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> ActionKind {
         match self {
-            Action::Place { down: true, .. } => "place_vacant",
-            Action::Place { onto: true, .. } => "occupy",
-            Action::Place { .. } => "place",
-            Action::Summon { .. } => "summon_king",
-            Action::Escape { .. } => "escape_square",
-            Action::Move { captured: None, .. } => "move",
+            Action::Place { down: true, .. } => ActionKind::PlaceVacant,
+            Action::Place { onto: true, .. } => ActionKind::Occupy,
+            Action::Place { .. } => ActionKind::Place,
+            Action::Summon { .. } => ActionKind::SummonKing,
+            Action::Escape { .. } => ActionKind::EscapeSquare,
+            Action::Move { captured: None, .. } => ActionKind::Move,
             Action::Move {
                 captured: Some(_), ..
-            } => "capture",
+            } => ActionKind::Capture,
         }
     }
 
@@ -158,7 +159,7 @@ impl Action {
         };
         EventBody::Action(ActionEvent {
             player: self.player().name().into(),
-            action: self.name().into(),
+            action: self.name(),
             card,
             from,
             to,
@@ -550,7 +551,7 @@ impl EnPrise {
             }
             events.push(EventBody::Action(ActionEvent {
                 player: me.name().into(),
-                action: "pass".into(),
+                action: ActionKind::Pass,
                 ..Default::default()
             }));
             passes += 1;

@@ -10,6 +10,7 @@
 //! first: nothing else is judged until they are taken off (TW-8.3).
 
 use super::{Action, ORIENTATIONS, Phase, SIDES, Twelve, action_event, list, side_of, title};
+use crate::event::ActionKind;
 use crate::event::{EventBody, Flag, FlagKind};
 use crate::games::{Reading, Verdict, unexplained};
 use crate::table::{Card, Cell, Change, Piece, Token};
@@ -144,7 +145,7 @@ fn judge_start(g: &Twelve, changes: &[Change]) -> Verdict<Twelve> {
         .collect();
     let placed = |r: &Reading<Twelve>| {
         !r.events.iter().any(
-            |e| matches!(e, EventBody::Action(a) if a.action == "move" || a.action == "rook_swap"),
+            |e| matches!(e, EventBody::Action(a) if a.action == ActionKind::Move || a.action == ActionKind::RookSwap),
         )
     };
     let mut closest: Option<(usize, Vec<Change>, Flag)> = None;
@@ -246,7 +247,13 @@ fn judge_removals(g: &Twelve, changes: &[Change]) -> Verdict<Twelve> {
                     rest[i].before = None;
                 }
                 game.lingering[s] = None;
-                events.push(action_event(s, "remove_queen", queen, Some(c), None));
+                events.push(action_event(
+                    s,
+                    ActionKind::RemoveQueen,
+                    queen,
+                    Some(c),
+                    None,
+                ));
             }
             _ => still.push((queen, elsewhere.unwrap_or(c))),
         }
@@ -384,8 +391,13 @@ fn take_off(mut r: Reading<Twelve>, taken: &[Change]) -> Option<Reading<Twelve>>
         } else {
             return None;
         }
-        r.events
-            .push(action_event(s, "remove_queen", queen, Some(ch.cell), None));
+        r.events.push(action_event(
+            s,
+            ActionKind::RemoveQueen,
+            queen,
+            Some(ch.cell),
+            None,
+        ));
     }
     Some(r)
 }

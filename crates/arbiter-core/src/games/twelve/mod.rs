@@ -70,6 +70,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::ActionKind;
 use crate::event::{ActionEvent, EventBody, GameResult};
 use crate::games::{Panel, PlayerPanel, Verdict};
 use crate::table::{Card, Cell, Colour, Piece, Table, Token};
@@ -610,14 +611,14 @@ impl Twelve {
 
 pub(crate) fn action_event(
     side: usize,
-    action: &str,
+    action: ActionKind,
     card: Card,
     from: Option<Cell>,
     to: Option<Cell>,
 ) -> EventBody {
     EventBody::Action(ActionEvent {
         player: SIDES[side].name().into(),
-        action: action.into(),
+        action,
         card: Some(card),
         from,
         to,

@@ -15,6 +15,7 @@
 //! could not also take that table as the next action, and a Queen is only
 //! taken off with the action when it is not the piece that action moved.
 
+use crate::event::ActionKind;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
@@ -209,7 +210,13 @@ fn take_off(game: &mut Twelve) -> Vec<EventBody> {
     for (s, &colour) in SIDES.iter().enumerate() {
         if let Some(c) = game.lingering[s].take() {
             let queen = Card::new(colour, Piece::Queen);
-            events.push(action_event(s, "remove_queen", queen, Some(c), None));
+            events.push(action_event(
+                s,
+                ActionKind::RemoveQueen,
+                queen,
+                Some(c),
+                None,
+            ));
         }
     }
     events

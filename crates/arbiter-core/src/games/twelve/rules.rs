@@ -11,6 +11,7 @@
 use super::{
     Action, Outcome, Phase, Pos, SIDES, Spot, Twelve, action_event, game_over, list, title,
 };
+use crate::event::ActionKind;
 use crate::event::{ActionEvent, EventBody, FlagKind};
 use crate::games::board::{DIRECTIONS, KNIGHT_LEAPS, line_between};
 use crate::table::{Card, Cell, Piece};
@@ -818,8 +819,9 @@ impl Twelve {
         let mut events = Vec::new();
         let side = action.side();
         let card = |p| Card::new(SIDES[side], p);
-        let placed = |p, at| action_event(side, "place", card(p), None, Some(at));
-        let moved = |p, from, to| action_event(side, "move", card(p), Some(from), Some(to));
+        let placed = |p, at| action_event(side, ActionKind::Place, card(p), None, Some(at));
+        let moved =
+            |p, from, to| action_event(side, ActionKind::Move, card(p), Some(from), Some(to));
         match action {
             Action::Place { piece, to, .. } => {
                 g.pos.set(side, piece, Spot::At(to));
@@ -838,7 +840,8 @@ impl Twelve {
                     && let Some(owner) = super::side_of(v.colour)
                 {
                     g.pos.set(owner, v.piece, Spot::Supply);
-                    let back = action_event(side, "return_to_supply", v, Some(send_back), None);
+                    let back =
+                        action_event(side, ActionKind::ReturnToSupply, v, Some(send_back), None);
                     events.push(back);
                 }
             }
@@ -859,8 +862,13 @@ impl Twelve {
                 g.pos.set(side, Piece::Rook, Spot::At(king));
                 g.pos.set(side, Piece::King, Spot::At(rook));
                 g.exchanged[side] = true;
-                let swap =
-                    action_event(side, "rook_swap", card(Piece::Rook), Some(rook), Some(king));
+                let swap = action_event(
+                    side,
+                    ActionKind::RookSwap,
+                    card(Piece::Rook),
+                    Some(rook),
+                    Some(king),
+                );
                 events.push(swap);
             }
         }
@@ -895,7 +903,10 @@ impl Twelve {
         g.pos.set(side, Piece::Bishop, Spot::At(at));
         g.phase = Phase::SendBack { bishop: at };
         let card = Card::new(SIDES[side], Piece::Bishop);
-        (g, vec![action_event(side, "place", card, None, Some(at))])
+        (
+            g,
+            vec![action_event(side, ActionKind::Place, card, None, Some(at))],
+        )
     }
 
     /// In [`Phase::SendBack`]: the piece on `victim` sent back, and the turn
@@ -910,7 +921,7 @@ impl Twelve {
             g.pos.set(owner, v.piece, Spot::Supply);
             events.push(action_event(
                 side,
-                "return_to_supply",
+                ActionKind::ReturnToSupply,
                 v,
                 Some(victim),
                 None,
@@ -1032,7 +1043,7 @@ impl Twelve {
 fn pass(side: usize) -> EventBody {
     EventBody::Action(ActionEvent {
         player: SIDES[side].name().into(),
-        action: "pass".into(),
+        action: ActionKind::Pass,
         ..Default::default()
     })
 }
