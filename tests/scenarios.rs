@@ -158,3 +158,30 @@ fn the_matcher_itself_rejects_what_differs() {
     ));
     assert!(!subset_match(&serde_json::json!({"rule": "EP-X"}), &g));
 }
+
+/// Every scenario's setup, written back as TOML (what a journal keeps),
+/// reads as the same typed setup, and its steps replay to the same events
+/// from it: a setup loses nothing on its way through the journal.
+#[test]
+fn every_scenario_setup_round_trips_through_its_toml() {
+    let mut checked = 0;
+    for path in common::all_scenario_scripts() {
+        if path.components().any(|c| c.as_os_str() == "invalid") {
+            continue;
+        }
+        let script = Script::load(&path).unwrap();
+        let text = script.setup_toml();
+        let mut back = Script::parse("setup", &text)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()));
+        assert_eq!(back.setup, script.setup, "{}\n{text}", path.display());
+        back.steps = script.steps.clone();
+        assert_eq!(
+            replay(&back).unwrap(),
+            replay(&script).unwrap(),
+            "{}",
+            path.display()
+        );
+        checked += 1;
+    }
+    assert!(checked > 100, "{checked} scenarios");
+}
