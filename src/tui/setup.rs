@@ -133,7 +133,7 @@ impl SetupForm {
         use rand::SeedableRng;
         self.seed = self.seed.wrapping_add(1);
         let mut rng = rand::rngs::StdRng::seed_from_u64(self.seed);
-        crate::games::enprise::random::random_battleplan(&mut rng)
+        crate::games::enprise::random_battleplan(&mut rng)
             .iter()
             .map(|p| p.letter().to_string())
             .collect::<Vec<_>>()

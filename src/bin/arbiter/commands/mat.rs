@@ -3,7 +3,7 @@
 use std::io;
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 use arbiter::deck::tags::Registry;
 use arbiter::input::mat::{self, MatConfig};
 
@@ -58,6 +58,7 @@ fn simulate(
     link: Option<std::path::PathBuf>,
     seed: u64,
 ) -> Result<()> {
+    use anyhow::anyhow;
     use arbiter::input::{matplan, matsim};
     use std::io::Write;
     let s = arbiter::script::Script::load(script)?;
