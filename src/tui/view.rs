@@ -143,6 +143,14 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
         Source::Mock(m) => (Some(m.cursor()), m.marked()),
         Source::Script(_) | Source::Live(_) => (None, None),
     };
+    let marks = |table, marked| Marks {
+        table,
+        flagged: &flagged,
+        last_action: &app.last_action,
+        attackers: &attackers,
+        cursor,
+        marked,
+    };
     if panel.chessboard {
         // The mock's board as it is now, a piece in hand included (gone
         // from its square, which is marked): the referee sees it only once
@@ -159,17 +167,9 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             Some(a) => (a.thrones.as_slice(), a.frozen_cells.as_slice()),
             None => (&[][..], &[][..]),
         };
-        let marks = Marks {
-            table,
-            flagged: &flagged,
-            last_action: &app.last_action,
-            attackers: &attackers,
-            cursor,
-            marked,
-        };
         frame.render_widget(
             ChessboardView {
-                marks,
+                marks: marks(table, marked),
                 thrones,
                 frozen,
                 networks: app.networks && panel.armies.is_some(),
@@ -187,17 +187,9 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             .filter(|&c| table.get(c) != Some(Token::Down))
             .collect()
     });
-    let marks = Marks {
-        table,
-        flagged: &flagged,
-        last_action: &app.last_action,
-        attackers: &attackers,
-        cursor,
-        marked,
-    };
     frame.render_widget(
         BoardView {
-            marks,
+            marks: marks(table, marked),
             limit: panel.limit,
             take_off: &panel.take_off,
             pending: &pending,

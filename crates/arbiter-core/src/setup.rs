@@ -191,6 +191,27 @@ fn changed<T: Serialize + Default>(value: &T) -> toml::Table {
         .collect()
 }
 
+/// A game's setup: who plays, its options `O`, and an optional start
+/// position with its state keys `S`. Twelve, DoubleCross and Enochian use
+/// it as it is; En Prise adds the Battleplans.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(bound(
+    serialize = "O: Serialize, S: Serialize + Clone",
+    deserialize = "O: Deserialize<'de> + Default, S: Deserialize<'de> + Default"
+))]
+pub struct Setup<O, S> {
+    /// The players in turn order, if the setup names them (each game
+    /// checks them against its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Vec<Colour>>,
+    #[serde(default)]
+    pub options: O,
+    /// A position to start from; by default the game's usual start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start<S>>,
+}
+
 /// A start position: the table, who acts first, and the game's own state
 /// keys (`[start]` in a script).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

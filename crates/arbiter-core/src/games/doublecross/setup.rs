@@ -20,22 +20,11 @@ use serde::{Deserialize, Serialize};
 use super::chess::{Position, Side, parse_square, square_of};
 use super::deck::{DcCard, JoustMode, standard_counts};
 use super::{DoubleCross, Options, card_of, clear_lost_rights};
-use crate::setup::{Part, SetupError, Start, white_against_black};
+use crate::setup::{Part, SetupError, white_against_black};
 use crate::table::{Card, Colour, Piece, Token};
 
-/// A DoubleCross game's setup.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Setup {
-    /// White and Black, if named at all.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub players: Option<Vec<Colour>>,
-    #[serde(default)]
-    pub options: SetupOptions,
-    /// A position to start from; by default the chess start.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start: Option<Start<StartState>>,
-}
+/// A DoubleCross game's setup: players, options, an optional start.
+pub type Setup = crate::setup::Setup<SetupOptions, StartState>;
 
 /// The house rules as written; [`DoubleCross::from_setup`] checks the deck.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -25,22 +25,11 @@ use super::rules::{
     in_zone, lane_patron, own_controller, parse_square, sq_of, square_name, team,
 };
 use super::{Enochian, Options};
-use crate::setup::{Part, SetupError, Start};
+use crate::setup::{Part, SetupError};
 use crate::table::{Colour, Piece, Token};
 
-/// An Enochian game's setup.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Setup {
-    /// The armies in turn order, if named: always blue, red, black, yellow.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub players: Option<Vec<Colour>>,
-    #[serde(default)]
-    pub options: Options,
-    /// A position to start from; by default the armies' array.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start: Option<Start<StartState>>,
-}
+/// A Enochian game's setup: players, options, an optional start.
+pub type Setup = crate::setup::Setup<Options, StartState>;
 
 /// What a start position cannot show (see the module's example). Armies
 /// are named by colour.

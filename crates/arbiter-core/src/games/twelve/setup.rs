@@ -26,22 +26,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Area, Options, Phase, Pos, SIDES, Spot, Twelve, side_of, title};
-use crate::setup::{Part, SetupError, Start, white_against_black};
+use crate::setup::{Part, SetupError, white_against_black};
 use crate::table::{Cell, Colour, Piece, Token, parse_pieces};
 
-/// A Twelve game's setup.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Setup {
-    /// White and Black, if named at all.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub players: Option<Vec<Colour>>,
-    #[serde(default)]
-    pub options: Options,
-    /// A position to start from; by default the two Kings side by side.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start: Option<Start<StartState>>,
-}
+/// A Twelve game's setup: players, options, an optional start.
+pub type Setup = crate::setup::Setup<Options, StartState>;
 
 /// What a start position cannot show (see the module's example).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
