@@ -373,12 +373,22 @@ impl fmt::Display for Part {
 }
 
 /// A setup the rules cannot start from: where, and what is wrong, in the
-/// words of the rules (with the rule's id where one applies).
+/// words of the rules (with the rule's id where one applies). Problems with
+/// the players and the Battleplans say whose they are themselves; the
+/// others are told with their part (`options: ...`, `[start]: ...`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{part}: {problem}")]
 pub struct SetupError {
     pub part: Part,
     pub problem: String,
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.part {
+            Part::Players | Part::Battleplan(_) => f.write_str(&self.problem),
+            part => write!(f, "{part}: {}", self.problem),
+        }
+    }
 }
 
 impl SetupError {

@@ -68,7 +68,7 @@ pub fn random_battleplan(rng: &mut impl rand::Rng) -> Vec<Piece> {
 /// Why a Battleplan is not one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BattleplanError {
-    #[error("bad card {:?}: write the piece letters Q R B N P, such as \"N P P B ...\"", .0.0)]
+    #[error("bad card {:?}: write the piece letters K Q R B N P, such as \"N P P B ...\"", .0.0)]
     BadCard(#[from] BadPiece),
     #[error("the king is set aside, not part of the Battleplan (EP-BATTLEPLAN)")]
     King,
@@ -133,10 +133,9 @@ impl EnPrise {
                     "[battleplan] has no line for {c}"
                 )));
             };
-            plans.push(
-                parse_battleplan(text, c)
-                    .map_err(|e| SetupError::new(Part::Battleplan(c), e.to_string()))?,
-            );
+            plans.push(parse_battleplan(text, c).map_err(|e| {
+                SetupError::new(Part::Battleplan(c), format!("{c}'s Battleplan: {e}"))
+            })?);
         }
         if let Some(c) = setup.battleplans.keys().find(|c| !players.contains(c)) {
             return Err(SetupError::new(
