@@ -1,6 +1,7 @@
 //! Drawing the app: a function of its state.
 
 use crate::event::ActionKind;
+use crate::setup::GameKind;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style, Stylize};
@@ -198,13 +199,13 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
     );
 }
 
+/// The game's name as the title bar shows it (the registry's title;
+/// Enochian in full, as its players call it).
 fn game_title(name: &str) -> &str {
-    match name {
-        "enprise" => "En Prise",
-        "doublecross" => "DoubleCross",
-        "twelve" => "Twelve",
-        "enochian" => "Enochian Chess",
-        other => other,
+    match GameKind::parse(name) {
+        Some(GameKind::Enochian) => "Enochian Chess",
+        Some(game) => game.title(),
+        None => name,
     }
 }
 
