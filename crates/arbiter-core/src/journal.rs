@@ -4,7 +4,7 @@
 //! A journal is JSON Lines, one object per line, readable by eye:
 //!
 //! ```text
-//! {"journal":1,"arbiter":"0.1.0","setup":"game = \"enprise\"\n..."}
+//! {"journal":2,"arbiter":"0.1.0","setup":"game = \"enprise\"\n..."}
 //! {"event":"game_started","step":0,"game":"enprise","players":["white","black"]}
 //! {"obs":0,"table":"wP\n","origin":[0,0]}
 //! {"event":"action","step":0,"player":"white","action":"place","card":"wP","to":[0,0]}
