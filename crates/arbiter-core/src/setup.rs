@@ -1,8 +1,9 @@
 //! A game's setup as typed values: who plays, the house-rule options, and
-//! an optional start position. Each game defines its own `Setup` (in
-//! `games::<game>::setup`) and a constructor that validates it; this module
-//! holds what they share, and [`GameSetup`], the one registry of the games
-//! arbiter referees.
+//! an optional start position. Each game has a `Setup` (the generic
+//! [`Setup`] over its own options and start state; En Prise's adds the
+//! Battleplans) and a `from_setup` constructor that validates it. This
+//! module holds what they share, and [`GameSetup`], the one registry of the
+//! games arbiter referees.
 //!
 //! Setups know nothing of the file they came from: the table-script format
 //! ([`crate::script`]) builds them from TOML and turns a [`SetupError`]'s
@@ -407,13 +408,6 @@ impl SetupError {
         SetupError::new(Part::Options, problem)
     }
 
-    pub fn start(problem: impl Into<String>) -> SetupError {
-        SetupError::new(Part::Start, problem)
-    }
-
-    pub fn state(problem: impl Into<String>) -> SetupError {
-        SetupError::new(Part::State, problem)
-    }
 }
 
 /// For the two-player games of White against Black: `players`, if given,
