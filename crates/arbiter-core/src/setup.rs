@@ -407,7 +407,6 @@ impl SetupError {
     pub fn options(problem: impl Into<String>) -> SetupError {
         SetupError::new(Part::Options, problem)
     }
-
 }
 
 /// For the two-player games of White against Black: `players`, if given,
