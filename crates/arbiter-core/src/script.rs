@@ -514,19 +514,9 @@ pub fn step_toml(table: &Table) -> String {
 /// Writes a table of a chessboard game as a script step: all 8 rows, rank
 /// 8 first, `..` for an empty square, as players read a board.
 pub fn board_step_toml(table: &Table) -> String {
-    let mut grid = String::new();
-    for row in 0..8 {
-        let tokens: Vec<String> = (0..8)
-            .map(|col| match table.get(Cell::new(col, row)) {
-                Some(tok) => tok.grid_token().to_string(),
-                None => "..".into(),
-            })
-            .collect();
-        grid.push_str(&tokens.join(" "));
-        grid.push('\n');
-    }
     format!(
-        "[[step]]\ntable = \"\"\"\n{grid}\"\"\"\n{}",
+        "[[step]]\ntable = \"\"\"\n{}\"\"\"\n{}",
+        table.grid_over(Cell::new(0, 0), Cell::new(7, 7)),
         thrones_toml(table).unwrap_or_default()
     )
 }

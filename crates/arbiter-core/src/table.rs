@@ -698,6 +698,12 @@ impl Table {
         let Some((lo, hi)) = self.bounds() else {
             return (Cell::default(), String::new());
         };
+        (lo, self.grid_over(lo, hi))
+    }
+
+    /// The grid text of the cells from `lo` to `hi` (corners included),
+    /// `..` where no card lies: a whole 8x8 board, for instance.
+    pub fn grid_over(&self, lo: Cell, hi: Cell) -> String {
         let mut s = String::new();
         for row in lo.row..=hi.row {
             for col in lo.col..=hi.col {
@@ -711,7 +717,7 @@ impl Table {
             }
             s.push('\n');
         }
-        (lo, s)
+        s
     }
 }
 

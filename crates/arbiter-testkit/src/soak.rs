@@ -269,11 +269,7 @@ fn soak_twelve(games: usize, seed: u64) -> Report {
         let s = seed.wrapping_add(k as u64);
         let opts = twelve::random::random_options(&mut rng);
         let g = twelve::random::random_game(s, opts, 80);
-        let obs: Vec<Observation> = g
-            .steps
-            .iter()
-            .map(|st| Observation::Table(st.table.clone()))
-            .collect();
+        let obs = g.observations();
         let (events, referee, lifted) = replay_lifting(Twelve::new(opts), &obs, 0.3, &mut rng);
         r.legal(
             &format!("twelve seed {s}"),
