@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::fixtures::tables::{Factors, TableSet, frame_files};
-use crate::recognise::{Faces, Recogniser, Recognition};
+use crate::recognise::{Faces, Reader, Recogniser, Recognition};
 use crate::templates::{DeckModel, LearnError};
 use arbiter_core::script::ScriptError;
 use arbiter_core::table::{Cell, Table, Token};
@@ -339,14 +339,14 @@ pub fn frames_of(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, SetError> {
 pub fn recogniser_for(set: &Path, root: &Path) -> Result<Recogniser, SetError> {
     let deck_file = set.join("DECK");
     if !deck_file.exists() {
-        return Ok(Recogniser::bundled());
+        return Ok(Recogniser::bundled().with_reader(Reader::from_env()));
     }
     let faces = fs::read_to_string(&deck_file).map_err(|source| SetError::DeckFile {
         path: deck_file.clone(),
         source,
     })?;
     let model = DeckModel::learn_dir(&root.join(faces.trim()))?;
-    Ok(Recogniser::new(Faces::Learned(Box::new(model)), None))
+    Ok(Recogniser::new(Faces::Learned(Box::new(model)), None).with_reader(Reader::from_env()))
 }
 
 /// Recognises every frame of a set and scores it; also each frame's time.
@@ -390,6 +390,7 @@ impl Recognisers {
                 let model = DeckModel::learn_dir(&dir)?;
                 Recogniser::new(Faces::Learned(Box::new(model)), None)
             };
+            let r = r.with_reader(Reader::from_env());
             self.by_deck.insert(deck.to_string(), r);
         }
         Ok(&self.by_deck[deck])

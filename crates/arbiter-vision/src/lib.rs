@@ -21,6 +21,7 @@ pub mod input;
 pub mod lattice;
 mod outline;
 pub mod photo;
+pub mod pipeline;
 pub mod print;
 pub mod recognise;
 pub mod templates;

@@ -58,6 +58,30 @@ impl Recognition {
 pub struct Recogniser {
     deck: Faces,
     calibration: Option<Calibration>,
+    reader: Reader,
+}
+
+/// Which reader turns a frame into cells: the staged pipeline
+/// ([`crate::pipeline`]) is being built beside the patched one it will
+/// replace, and is chosen only where asked for until it reads as well.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reader {
+    /// `cards::find` and the lattice it grows.
+    #[default]
+    Patched,
+    /// [`crate::pipeline::read_frame`].
+    Staged,
+}
+
+impl Reader {
+    /// `ARBITER_READER=staged` chooses the staged reader (for the accuracy
+    /// report and benchmarks while both exist).
+    pub fn from_env() -> Reader {
+        match std::env::var("ARBITER_READER").as_deref() {
+            Ok("staged") => Reader::Staged,
+            _ => Reader::Patched,
+        }
+    }
 }
 
 /// The deck's learned faces: the bundled deck's, or a file's.
@@ -77,7 +101,21 @@ impl Faces {
 
 impl Recogniser {
     pub fn new(deck: Faces, calibration: Option<Calibration>) -> Self {
-        Recogniser { deck, calibration }
+        Recogniser {
+            deck,
+            calibration,
+            reader: Reader::default(),
+        }
+    }
+
+    /// The same, read by `reader`.
+    pub fn with_reader(mut self, reader: Reader) -> Self {
+        self.reader = reader;
+        self
+    }
+
+    pub fn reader(&self) -> Reader {
+        self.reader
     }
 
     /// The bundled deck, no calibration.
@@ -93,7 +131,10 @@ impl Recogniser {
     /// the cells come from the cards alone, and the reading's `note` says
     /// why.
     pub fn recognise(&self, frame: &RgbImage) -> Recognition {
-        self.recognise_placed(frame).0
+        match self.reader {
+            Reader::Patched => self.recognise_placed(frame).0,
+            Reader::Staged => crate::pipeline::read_frame(frame, self.deck.model()).0,
+        }
     }
 
     /// [`Self::recognise`], and the outline each cell's card was read at

@@ -1132,6 +1132,17 @@ impl DeckModel {
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
 
+    /// The kind nearest the card under `corners` in `frame` as it lies
+    /// (no shift, no rescale), either way up, and its distance: a quick
+    /// test of whether an outline holds a card of this deck at all (a
+    /// named card is within [`MAX_DISTANCE`]; a patch of table or a
+    /// glyph's box is several times further).
+    pub fn nearest_in(&self, frame: &RgbImage, corners: &Outline) -> Option<(Token, f32)> {
+        let (w, h) = (FW0 as u32 * SAMPLE_SCALE, FH0 as u32 * SAMPLE_SCALE);
+        let card = rectify_to(frame, corners, w, h, 0.5);
+        self.nearest_unshifted(&sample(&card)?)
+    }
+
     /// [`Self::judge`] of a card added up on the fine grid.
     fn judge_fine(&self, fine: &Fine) -> Judgement {
         let none = Judgement::default();

@@ -1,0 +1,147 @@
+//! The camera's reader: one frame through six stages, in order, each its
+//! own module with its own input and output types, none calling back into
+//! an earlier one.
+//!
+//! 1. [`table_model`]: what the empty table looks like, learned from the
+//!    frame, and which parts of a frame changed since the last still one;
+//! 2. [`finding`]: card outlines as quadrilaterals from the image's
+//!    structure (adaptive threshold, connected regions, a quad fit on the
+//!    decimated frame, refined at full resolution);
+//! 3. `lattice`: cells from the cards' own pitch, measured locally;
+//! 4. `occupancy`: for each cell, empty or occupied;
+//! 5. `identify`: only occupied cells, a rectified patch compared once
+//!    against the deck;
+//! 6. `reading`: the cells, their cards or `??`, and what made the frame
+//!    busy.
+//!
+//! [`geometry`], [`plane`] and [`regions`] are helpers the stages share;
+//! they import no stage.
+
+pub mod finding;
+pub mod geometry;
+pub mod identify;
+pub mod lattice;
+pub mod occupancy;
+pub mod plane;
+pub mod reading;
+pub mod regions;
+pub mod table_model;
+
+use std::time::{Duration, Instant};
+
+use image::RgbImage;
+
+use crate::recognise::Recognition;
+use crate::templates::DeckModel;
+use lattice::Lattice;
+use occupancy::{TableColours, survey};
+use plane::Plane;
+use table_model::TableModel;
+
+/// The decimation finding works at.
+const DECIMATION: usize = 2;
+
+/// How long each stage took on one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    pub table_model: Duration,
+    pub finding: Duration,
+    pub lattice: Duration,
+    pub occupancy: Duration,
+    pub identify: Duration,
+    pub reading: Duration,
+}
+
+impl StageTimes {
+    pub fn total(&self) -> Duration {
+        self.table_model
+            + self.finding
+            + self.lattice
+            + self.occupancy
+            + self.identify
+            + self.reading
+    }
+
+    pub const NAMES: [&str; 6] = [
+        "table model",
+        "finding",
+        "lattice",
+        "occupancy",
+        "identify",
+        "reading",
+    ];
+
+    pub fn each(&self) -> [Duration; 6] {
+        [
+            self.table_model,
+            self.finding,
+            self.lattice,
+            self.occupancy,
+            self.identify,
+            self.reading,
+        ]
+    }
+}
+
+/// Every stage's output for one frame: what [`read_frame`] returns, and
+/// what led to it (for the stage report and for drawing a frame's
+/// reading).
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub model: TableModel,
+    pub finding: finding::Finding,
+    /// The cards among the outlines found (see [`lattice::cards_of`]).
+    pub cards: Vec<finding::Found>,
+    pub judged: Vec<occupancy::Judged>,
+    pub identified: Vec<identify::Identified>,
+    pub recognition: Recognition,
+    pub times: StageTimes,
+}
+
+/// Reads one frame through every stage, against `deck`.
+pub fn read_frame(frame: &RgbImage, deck: &DeckModel) -> (Recognition, StageTimes) {
+    let t = trace_frame(frame, deck);
+    (t.recognition, t.times)
+}
+
+/// [`read_frame`], keeping every stage's output.
+pub fn trace_frame(frame: &RgbImage, deck: &DeckModel) -> Trace {
+    let mut times = StageTimes::default();
+    let t = Instant::now();
+    let full = Plane::luma(frame);
+    let dec = Plane::luma_decimated(frame, DECIMATION);
+    let model = TableModel::learn(&dec);
+    times.table_model = t.elapsed();
+
+    let t = Instant::now();
+    let finding = finding::find(&full, &dec, DECIMATION, &model);
+    times.finding = t.elapsed();
+
+    let t = Instant::now();
+    let nearest = |q: &geometry::Quad| deck.nearest_in(frame, &q.0).map(|(_, d)| d);
+    let cards = lattice::cards_of(&finding.cards, &nearest);
+    let mut lattice = Lattice::from_cards(&cards);
+    times.lattice = t.elapsed();
+
+    let t = Instant::now();
+    let colours = TableColours::learn(frame, &cards);
+    let judged = survey(frame, &full, &cards, &mut lattice, &colours, model.step);
+    times.occupancy = t.elapsed();
+
+    let t = Instant::now();
+    let identified = identify::identify(frame, &judged, deck);
+    times.identify = t.elapsed();
+
+    let t = Instant::now();
+    let recognition = reading::read(&finding, &identified);
+    times.reading = t.elapsed();
+    Trace {
+        model,
+        finding,
+        cards,
+        judged,
+        identified,
+        recognition,
+        times,
+    }
+}

@@ -1,0 +1,296 @@
+//! Occupancy: for each cell the lattice predicts, empty or occupied, told
+//! cheaply against the table's colours without identifying anything.
+//!
+//! The table's colours are a histogram of the frame outside every card
+//! found, learned from the frame itself. A cell's middle is sampled on a
+//! small grid through its outline; the share of samples whose colour the
+//! table seldom shows is how foreign the cell is. A card there (paper,
+//! ink or a back) is foreign; the table is not.
+//!
+//! Occupied cells are walked outward: the four neighbours of each
+//! occupied cell are predicted by the lattice, refined onto the edges
+//! there, and judged in turn, so cards touching in long rows are reached
+//! from the one the finder saw alone.
+
+use std::collections::VecDeque;
+
+use arbiter_core::table::Cell;
+use image::RgbImage;
+
+use super::finding::{Found, refine};
+use super::geometry::{Homography, Quad};
+use super::lattice::Lattice;
+use super::plane::{Plane, luma8};
+
+/// Colour bins per channel of the table's histogram.
+const LEVELS: usize = 8;
+const BINS: usize = LEVELS * LEVELS * LEVELS;
+
+/// The table's colours: how often each bin shows outside the cards.
+#[derive(Clone, Debug)]
+pub struct TableColours {
+    share: Vec<f32>,
+}
+
+fn bin(p: &[u8]) -> usize {
+    let q = |v: u8| usize::from(v) * LEVELS / 256;
+    (q(p[0]) * LEVELS + q(p[1])) * LEVELS + q(p[2])
+}
+
+impl TableColours {
+    /// Learns the table's colours from the frame, every fourth pixel,
+    /// in the frame's outer band, outside the cards found (grown by a
+    /// fifth).
+    pub fn learn(frame: &RgbImage, cards: &[Found]) -> TableColours {
+        let grown: Vec<Quad> = cards.iter().map(|c| c.quad.scaled(1.2)).collect();
+        let mut hist = vec![0f32; BINS];
+        let mut total = 0f32;
+        let (w, h) = frame.dimensions();
+        // The frame's outer band: the table shows there in nearly every
+        // frame, and unfound cards seldom do.
+        let band = (w.min(h) as f32 * 0.08) as u32;
+        for y in (2..h).step_by(4) {
+            for x in (2..w).step_by(4) {
+                let p = (x as f32, y as f32);
+                let in_band = x < band || y < band || x + band >= w || y + band >= h;
+                if !in_band || grown.iter().any(|q| q.contains(p)) {
+                    continue;
+                }
+                hist[bin(&frame.get_pixel(x, y).0)] += 1.0;
+                total += 1.0;
+            }
+        }
+        // Each bin counts its neighbours too: a lighter or darker patch of
+        // the same cloth falls in the next bin.
+        let mut smooth = vec![0f32; BINS];
+        for r in 0..LEVELS {
+            for g in 0..LEVELS {
+                for b in 0..LEVELS {
+                    let mut s = 0.0;
+                    for (dr, dg, db) in [(0, 0, 0), (1, 1, 1), (-1, -1, -1)] {
+                        let (rr, gg, bb) = (r as i32 + dr, g as i32 + dg, b as i32 + db);
+                        let ok = |v: i32| (0..LEVELS as i32).contains(&v);
+                        if ok(rr) && ok(gg) && ok(bb) {
+                            let k = ((rr as usize) * LEVELS + gg as usize) * LEVELS + bb as usize;
+                            s += hist[k];
+                        }
+                    }
+                    smooth[(r * LEVELS + g) * LEVELS + b] = s;
+                }
+            }
+        }
+        let total = total.max(1.0);
+        TableColours {
+            share: smooth.into_iter().map(|s| s / total).collect(),
+        }
+    }
+
+    /// Whether the table shows this colour less than once in `1 / rare`
+    /// samples.
+    pub fn foreign(&self, p: &[u8], rare: f32) -> bool {
+        self.share[bin(p)] < rare
+    }
+}
+
+/// What a cell's middle shows: the share of samples whose colour the
+/// table seldom shows, and the spread of their lightness.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Look {
+    pub foreign: f32,
+    pub spread: f32,
+}
+
+/// Samples the middle of `quad` on a small grid.
+pub fn look(frame: &RgbImage, quad: &Quad, table: &TableColours) -> Option<Look> {
+    let hg = Homography::square_to(quad)?;
+    let (w, h) = frame.dimensions();
+    let (nu, nv) = (8, 11);
+    let (mut n, mut foreign) = (0u32, 0u32);
+    let (mut sum, mut sq) = (0f32, 0f32);
+    for j in 0..nv {
+        for i in 0..nu {
+            let u = 0.15 + 0.7 * (i as f32 + 0.5) / nu as f32;
+            let v = 0.15 + 0.7 * (j as f32 + 0.5) / nv as f32;
+            let (x, y) = hg.apply((u, v));
+            if x < 0.0 || y < 0.0 || x >= w as f32 - 0.5 || y >= h as f32 - 0.5 {
+                continue;
+            }
+            n += 1;
+            let p = frame.get_pixel(x.round() as u32, y.round() as u32).0;
+            foreign += u32::from(table.foreign(&p, 0.002));
+            let l = f32::from(luma8(p[0], p[1], p[2]));
+            sum += l;
+            sq += l * l;
+        }
+    }
+    if n < (nu * nv / 2) as u32 {
+        return None;
+    }
+    let nf = n as f32;
+    let mean = sum / nf;
+    Some(Look {
+        foreign: foreign as f32 / nf,
+        spread: (sq / nf - mean * mean).max(0.0).sqrt(),
+    })
+}
+
+/// How cell-sized patches of the bare table look: the 95th percentile of
+/// their foreign share and lightness spread, over patches of the frame's
+/// outer band shaped like `quad`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BareTable {
+    pub foreign: f32,
+    pub spread: f32,
+}
+
+impl BareTable {
+    pub fn measure(
+        frame: &RgbImage,
+        quad: &Quad,
+        table: &TableColours,
+        avoid: &[Quad],
+    ) -> BareTable {
+        let (w, h) = (frame.width() as f32, frame.height() as f32);
+        let c = quad.centre();
+        let r = quad.width().max(4.0);
+        let mut looks: Vec<Look> = Vec::new();
+        let step = r * 1.5;
+        let mut y = r;
+        while y < h - r {
+            let mut x = r;
+            while x < w - r {
+                let band = x < 0.12 * w || x > 0.88 * w || y < 0.15 * h || y > 0.85 * h;
+                let at = (x, y);
+                if band
+                    && !avoid.iter().any(|q| q.contains(at))
+                    && let Some(l) = look(frame, &quad.translated((x - c.0, y - c.1)), table)
+                {
+                    looks.push(l);
+                }
+                x += step;
+            }
+            y += step;
+        }
+        // Cards the finder missed may lie in the band too: the median and
+        // the median deviation hold while most of the band is table.
+        let robust = |mut v: Vec<f32>| {
+            if v.is_empty() {
+                return (0.0, 0.0);
+            }
+            v.sort_by(f32::total_cmp);
+            let m = v[v.len() / 2];
+            let mut d: Vec<f32> = v.iter().map(|x| (x - m).abs()).collect();
+            d.sort_by(f32::total_cmp);
+            (m, d[d.len() / 2])
+        };
+        let (fm, fd) = robust(looks.iter().map(|l| l.foreign).collect());
+        let (sm, sd) = robust(looks.iter().map(|l| l.spread).collect());
+        BareTable {
+            foreign: fm + 4.0 * fd,
+            spread: sm + 4.0 * sd,
+        }
+    }
+
+    /// Whether a cell looks unlike the bare table.
+    pub fn occupied(&self, l: &Look) -> bool {
+        l.foreign >= OCCUPIED.max(self.foreign + 0.25)
+            || l.spread > self.spread.max(4.0) * 1.5 + 4.0
+    }
+}
+
+/// The share of `points` whose colour the table seldom shows.
+pub fn foreign_points(frame: &RgbImage, points: &[(f32, f32)], table: &TableColours) -> f32 {
+    let (w, h) = frame.dimensions();
+    let mut n = 0u32;
+    let mut foreign = 0u32;
+    for &(x, y) in points {
+        let (x, y) = (x as u32, y as u32);
+        if x < w && y < h {
+            n += 1;
+            foreign += u32::from(table.foreign(&frame.get_pixel(x, y).0, 0.002));
+        }
+    }
+    foreign as f32 / n.max(1) as f32
+}
+
+/// One cell judged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    pub cell: Cell,
+    pub quad: Quad,
+    /// The card finding saw there, if any.
+    pub found: Option<usize>,
+    /// Share of the cell's middle the table seldom shows.
+    pub foreign: f32,
+}
+
+/// The least foreign share of an occupied cell.
+const OCCUPIED: f32 = 0.45;
+
+/// Every occupied cell: the cards found, and cards reached from them
+/// across the lattice.
+pub fn survey(
+    frame: &RgbImage,
+    full: &Plane,
+    found: &[Found],
+    lattice: &mut Lattice,
+    table: &TableColours,
+    step: f32,
+) -> Vec<Judged> {
+    let mut out: Vec<Judged> = Vec::new();
+    let mut queue: VecDeque<Cell> = VecDeque::new();
+    let mut seen: std::collections::HashSet<Cell> = std::collections::HashSet::new();
+    for (i, cell) in lattice.of_found.iter().enumerate() {
+        let Some(cell) = *cell else { continue };
+        if !seen.insert(cell) {
+            continue;
+        }
+        let quad = found[i].quad;
+        out.push(Judged {
+            cell,
+            quad,
+            found: Some(i),
+            foreign: look(frame, &quad, table).unwrap_or_default().foreign,
+        });
+        queue.push_back(cell);
+    }
+    let (w, h) = (full.width as f32, full.height as f32);
+    let Some(typical) = lattice.cells.values().next().map(|p| p.quad) else {
+        return out;
+    };
+    let avoid: Vec<Quad> = found.iter().map(|f| f.quad.scaled(1.3)).collect();
+    let bare = BareTable::measure(frame, &typical, table, &avoid);
+    while let Some(cell) = queue.pop_front() {
+        for (dc, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let next = Cell::new(cell.col + dc, cell.row + dr);
+            if !seen.insert(next) {
+                continue;
+            }
+            let Some(pred) = lattice.predict(next) else {
+                continue;
+            };
+            let c = pred.centre();
+            if c.0 < 0.0 || c.1 < 0.0 || c.0 >= w || c.1 >= h {
+                continue;
+            }
+            let quad = refine(full, &pred, step, None)
+                .filter(|(q, s)| *s >= 0.5 && q.corner_distance(&pred) < 0.2 * pred.width())
+                .map_or(pred, |(q, _)| q);
+            let Some(l) = look(frame, &quad, table) else {
+                continue;
+            };
+            let foreign = l.foreign;
+            if bare.occupied(&l) {
+                lattice.place(next, quad);
+                out.push(Judged {
+                    cell: next,
+                    quad,
+                    found: None,
+                    foreign,
+                });
+                queue.push_back(next);
+            }
+        }
+    }
+    out
+}
