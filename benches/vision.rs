@@ -3,7 +3,8 @@
 //! overhead shot, a rotated and tilted one, one with a hand over the
 //! cards), and `rectify` and template `identify` of one card.
 //!
-//! The varied sets' frames (`recognise_varied`) are timed too.
+//! The varied sets' frames (`recognise_varied`) are timed too, and the same
+//! frames through the staged reader (`staged_varied`, `staged_clean`).
 //!
 //! `cargo bench --bench vision`. Target: `detect` under 15 ms a frame on one
 //! core, identification by corner code included. Frames are rendered once,
@@ -15,7 +16,7 @@ use std::sync::{Mutex, OnceLock};
 use arbiter::deck::print::{back, face};
 use arbiter::table::{Card, Cell, Table, Token};
 use arbiter::vision::cards::{Identify, detect, rectify};
-use arbiter::vision::recognise::{Faces, Recogniser};
+use arbiter::vision::recognise::{Faces, Reader, Recogniser};
 use arbiter::vision::templates::DeckModel;
 use arbiter::vision::watch::{Look, Watcher};
 use arbiter_testkit::record::Filming;
@@ -223,6 +224,24 @@ fn varied(frame: &str) -> (image::RgbImage, Recogniser) {
 fn recognise_varied(bencher: Bencher, frame: &str) {
     let (image, r) = varied(frame);
     bencher.bench_local(|| r.recognise(black_box(&image)));
+}
+
+/// The staged reader (`arbiter::vision::pipeline`, being built beside the
+/// patched one) on the same frames: the whole read of a decoded 1280×720
+/// frame, every stage included.
+#[divan::bench(args = VARIED, sample_count = 10, sample_size = 1)]
+fn staged_varied(bencher: Bencher, frame: &str) {
+    let (image, r) = varied(frame);
+    let r = r.with_reader(Reader::Staged);
+    bencher.bench_local(|| r.recognise(black_box(&image)));
+}
+
+/// The staged reader on the rendered clean felt.
+#[divan::bench]
+fn staged_clean(bencher: Bencher) {
+    let s = scene(&clean());
+    let r = Recogniser::bundled().with_reader(Reader::Staged);
+    bencher.bench_local(|| r.recognise(black_box(&s.image)));
 }
 
 /// The camera input reading the frame after a move (a SWAP and a FLIP)

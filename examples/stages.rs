@@ -1,20 +1,21 @@
-//! Each stage of the camera's pipeline scored on its own against the
+//! The staged reader's report: each stage scored on its own against the
 //! varied sets' true card outlines (re-rendered from their seeds; the
-//! committed JPEGs are what is read): finding's recall (a true card whose
-//! found outline is within an eighth of a card's width at every corner)
-//! and phantoms (outlines found where no card lies), per factor, with each
-//! stage's time. `cargo run --release --example stages [-- SET]`.
+//! committed JPEGs are what is read), per factor, and each stage's time.
+//!
+//! - finding: true cards whose found outline is within an eighth of a
+//!   card's width at every corner; phantoms (outlines where no card lies);
+//! - lattice and occupancy: the same for the cells judged occupied;
+//! - reading: cells named right (the accuracy report has the full score).
+//!
+//! `cargo run --release --example stages [-- SET]`; `DUMP=DIR` writes each
+//! frame's outlines as JSON for drawing.
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use arbiter_testkit::fixtures::tables::{factors, render_frame, table_sets};
-use arbiter_vision::pipeline::finding::find;
+use arbiter_testkit::fixtures::tables::{DeckModels, factors, render_frame, table_sets};
 use arbiter_vision::pipeline::geometry::{Quad, dist};
-use arbiter_vision::pipeline::lattice::Lattice;
-use arbiter_vision::pipeline::occupancy::{TableColours, survey};
-use arbiter_vision::pipeline::plane::Plane;
-use arbiter_vision::pipeline::table_model::TableModel;
+use arbiter_vision::pipeline::{StageTimes, trace_frame};
 
 #[derive(Default)]
 struct Tally {
@@ -24,13 +25,15 @@ struct Tally {
     phantoms: usize,
     occupied: usize,
     occ_phantoms: usize,
+    named: usize,
 }
 
 fn main() {
     let only: Option<String> = std::env::args().nth(1);
     let verbose = std::env::var("SHOW").is_ok();
     let mut by: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut times: Vec<(Duration, Duration, Duration)> = Vec::new();
+    let mut times: Vec<StageTimes> = Vec::new();
+    let mut decks = DeckModels::default();
     for set in table_sets() {
         if only.as_deref().is_some_and(|o| o != set.name) {
             continue;
@@ -42,86 +45,56 @@ fn main() {
                 .join(set.name)
                 .join(format!("{n:03}.jpg"));
             let img = image::open(&path).expect("fixture image").to_rgb8();
-            let t0 = Instant::now();
-            let full = Plane::luma(&img);
-            let dec = Plane::luma_decimated(&img, 2);
-            let model = TableModel::learn(&dec);
-            let t1 = Instant::now();
-            let finding = find(&full, &dec, 2, &model);
-            let mut lattice = Lattice::from_cards(&finding.cards);
-            let table = TableColours::learn(&img, &finding.cards);
-            let judged = survey(
-                &img,
-                &full,
-                &finding.cards,
-                &mut lattice,
-                &table,
-                model.step,
-            );
-            let t2 = Instant::now();
-            times.push((t1 - t0, t2 - t1, t2 - t0));
-            let occ_quads: Vec<Quad> = judged.iter().map(|j| j.quad).collect();
-            let truth: Vec<(Quad, f32, bool)> = scene
-                .truth
-                .iter()
-                .map(|t| {
-                    (
-                        Quad(t.corners_px),
-                        dist(t.corners_px[0], t.corners_px[1]),
-                        t.visible >= 0.99,
-                    )
-                })
-                .collect();
-            let (mut cards, mut found, mut occupied) = (0, 0, 0);
-            for (q, w, visible) in &truth {
-                if !visible {
-                    continue;
-                }
-                cards += 1;
-                if finding
-                    .cards
-                    .iter()
-                    .any(|c| c.quad.corner_distance(q) < 0.125 * w)
-                {
-                    found += 1;
-                }
-                if occ_quads.iter().any(|c| c.corner_distance(q) < 0.125 * w) {
-                    occupied += 1;
-                }
+            let deck = decks.get(&fac.deck).expect("fixture deck");
+            let t = trace_frame(&img, deck);
+            times.push(t.times);
+            let within = |q: &Quad, truth: &Quad, w: f32| q.corner_distance(truth) < 0.125 * w;
+            let mut tally = Tally {
+                frames: 1,
+                ..Tally::default()
+            };
+            for c in scene.truth.iter().filter(|c| c.visible >= 0.99) {
+                let truth = Quad(c.corners_px);
+                let w = dist(c.corners_px[0], c.corners_px[1]);
+                tally.cards += 1;
+                tally.found +=
+                    usize::from(t.finding.cards.iter().any(|f| within(&f.quad, &truth, w)));
+                tally.occupied += usize::from(t.judged.iter().any(|j| within(&j.quad, &truth, w)));
+                tally.named += usize::from(t.identified.iter().any(|i| {
+                    i.token == Some(c.token) && dist(i.quad.centre(), truth.centre()) < 0.3 * w
+                }));
             }
-            let phantoms = finding
-                .cards
-                .iter()
-                .filter(|c| {
-                    !truth
-                        .iter()
-                        .any(|(q, w, _)| dist(q.centre(), c.quad.centre()) < 0.4 * w)
+            let phantom = |q: &Quad| {
+                !scene.truth.iter().any(|c| {
+                    dist(Quad(c.corners_px).centre(), q.centre())
+                        < 0.4 * dist(c.corners_px[0], c.corners_px[1])
                 })
-                .count();
-            let occ_phantoms = occ_quads
-                .iter()
-                .filter(|c| {
-                    !truth
-                        .iter()
-                        .any(|(q, w, _)| dist(q.centre(), c.centre()) < 0.4 * w)
-                })
-                .count();
+            };
+            tally.phantoms = t.finding.cards.iter().filter(|f| phantom(&f.quad)).count();
+            tally.occ_phantoms = t.judged.iter().filter(|j| phantom(&j.quad)).count();
             if let Ok(dir) = std::env::var("DUMP") {
-                let qs: Vec<_> = occ_quads.iter().map(|c| c.0).collect();
+                let occ: Vec<_> = t.judged.iter().map(|j| j.quad.0).collect();
+                let found: Vec<_> = t.finding.cards.iter().map(|c| c.quad.0).collect();
+                let name = format!("{dir}/{}-{n:03}", set.name);
                 let _ = std::fs::write(
-                    format!("{dir}/{}-{n:03}.json", set.name),
-                    serde_json::to_string(&qs).unwrap(),
+                    format!("{name}.json"),
+                    serde_json::to_string(&occ).unwrap_or_default(),
                 );
-                let fs: Vec<_> = finding.cards.iter().map(|c| c.quad.0).collect();
                 let _ = std::fs::write(
-                    format!("{dir}/{}-{n:03}-find.json", set.name),
-                    serde_json::to_string(&fs).unwrap(),
+                    format!("{name}-find.json"),
+                    serde_json::to_string(&found).unwrap_or_default(),
                 );
             }
             if verbose {
                 println!(
-                    "{}/{n:03} {:>3}/{:<3} phantoms {phantoms} occupied {occupied} phantoms {occ_phantoms} texture {}",
-                    set.name, found, cards, model.texture
+                    "{}/{n:03} cards {:>3}  found {:>3} ({} phantoms)  occupied {:>3} ({} phantoms)  named {:>3}",
+                    set.name,
+                    tally.cards,
+                    tally.found,
+                    tally.phantoms,
+                    tally.occupied,
+                    tally.occ_phantoms,
+                    tally.named
                 );
             }
             for key in [
@@ -133,42 +106,56 @@ fn main() {
                 format!("gap {}", fac.gap_band()),
                 format!("lens {}", fac.lens),
             ] {
-                let t = by.entry(key).or_default();
-                t.frames += 1;
-                t.cards += cards;
-                t.found += found;
-                t.phantoms += phantoms;
-                t.occupied += occupied;
-                t.occ_phantoms += occ_phantoms;
+                let e = by.entry(key).or_default();
+                e.frames += tally.frames;
+                e.cards += tally.cards;
+                e.found += tally.found;
+                e.phantoms += tally.phantoms;
+                e.occupied += tally.occupied;
+                e.occ_phantoms += tally.occ_phantoms;
+                e.named += tally.named;
             }
         }
     }
-    println!("finding: true outlines found (within 1/8 card width at each corner), phantoms");
+    println!(
+        "per factor: true cards; found by the finder, occupied cells, named, each with phantoms"
+    );
+    let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     for (k, t) in &by {
         println!(
-            "{k:24} {:>4} frames {:>5} cards {:>6.1}% found {:>4} phantoms | {:>6.1}% occupied {:>4} phantoms",
+            "{k:24} {:>4} frames {:>5} cards  found {:>5.1}% ({:>4} phantoms)  occupied {:>5.1}% ({:>4} phantoms)  named {:>5.1}%",
             t.frames,
             t.cards,
-            100.0 * t.found as f64 / t.cards.max(1) as f64,
+            pct(t.found, t.cards),
             t.phantoms,
-            100.0 * t.occupied as f64 / t.cards.max(1) as f64,
+            pct(t.occupied, t.cards),
             t.occ_phantoms,
+            pct(t.named, t.cards),
         );
     }
-    let pct = |mut v: Vec<Duration>, q: usize| {
+    let quantile = |mut v: Vec<Duration>, q: usize| {
         v.sort();
-        v[(v.len() * q / 100).min(v.len() - 1)]
+        v.get((v.len() * q / 100).min(v.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or_default()
     };
-    for (name, pick) in [
-        ("planes + table model", 0usize),
-        ("finding, lattice, occupancy", 1),
-        ("total", 2),
-    ] {
-        let v: Vec<Duration> = times.iter().map(|t| [t.0, t.1, t.2][pick]).collect();
+    println!("\nstage times over {} frames (one core):", times.len());
+    let totals: Vec<Duration> = times.iter().map(StageTimes::total).collect();
+    let whole: Duration = totals.iter().sum();
+    for (i, name) in StageTimes::NAMES.iter().enumerate() {
+        let v: Vec<Duration> = times.iter().map(|t| t.each()[i]).collect();
+        let share = v.iter().sum::<Duration>().as_secs_f64() / whole.as_secs_f64().max(1e-9);
         println!(
-            "{name:22} median {:>7.2?} p95 {:>7.2?}",
-            pct(v.clone(), 50),
-            pct(v, 95)
+            "{name:12} median {:>8.2?} p95 {:>8.2?}  {:>4.1}% of the time",
+            quantile(v.clone(), 50),
+            quantile(v, 95),
+            100.0 * share
         );
     }
+    println!(
+        "{:12} median {:>8.2?} p95 {:>8.2?}",
+        "whole read",
+        quantile(totals.clone(), 50),
+        quantile(totals, 95)
+    );
 }

@@ -6,53 +6,9 @@ use crate::calibration::Calibration;
 use crate::cards::{Detected, find};
 use crate::lattice;
 use crate::templates::DeckModel;
-use arbiter_core::table::{Cell, Table, Token};
+use arbiter_core::table::{Cell, Token};
 
-/// One occupied cell as read from a frame.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Reading {
-    pub cell: Cell,
-    /// `Token::Unreadable` for a card seen but not read with confidence.
-    pub token: Token,
-    /// 0–1.
-    pub confidence: f32,
-}
-
-/// What one frame shows.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct Recognition {
-    /// Hands or motion over the table: not to be judged.
-    pub busy: bool,
-    /// Occupied cells, sorted row-major.
-    pub cells: Vec<Reading>,
-    /// Something the players should know about the reading (a calibration
-    /// that no longer fits the scene).
-    pub note: Option<String>,
-}
-
-impl Recognition {
-    /// The cells as a table (for the referee); `??` where unread.
-    pub fn table(&self) -> Table {
-        self.cells.iter().map(|r| (r.cell, r.token)).collect()
-    }
-
-    /// One JSON line: `{"image", "busy", "cells": [{"cell", "token",
-    /// "confidence"}]}`.
-    pub fn to_json(&self, image: &str) -> String {
-        let cells: Vec<serde_json::Value> = self
-            .cells
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "cell": [r.cell.col, r.cell.row],
-                    "token": r.token.to_string(),
-                    "confidence": (f64::from(r.confidence) * 100.0).round() / 100.0,
-                })
-            })
-            .collect();
-        serde_json::json!({"image": image, "busy": self.busy, "cells": cells}).to_string()
-    }
-}
+pub use crate::pipeline::reading::{Reading, Recognition};
 
 /// How to read frames: which deck, and the camera's calibration if any.
 pub struct Recogniser {

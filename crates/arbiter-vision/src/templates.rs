@@ -2919,3 +2919,24 @@ mod tests {
         }
     }
 }
+
+/// The staged reader's view of a learned deck.
+impl crate::pipeline::identify::Deck for DeckModel {
+    fn nearest(
+        &self,
+        frame: &RgbImage,
+        quad: &crate::pipeline::geometry::Quad,
+    ) -> Option<(Token, f32)> {
+        self.nearest_in(frame, &quad.0)
+    }
+
+    fn read(
+        &self,
+        frame: &RgbImage,
+        quad: &crate::pipeline::geometry::Quad,
+        rough: bool,
+    ) -> (Option<Token>, f32, crate::pipeline::geometry::Quad) {
+        let ((token, confidence), corners) = self.identify_placed_in(frame, &quad.0, rough);
+        (token, confidence, crate::pipeline::geometry::Quad(corners))
+    }
+}

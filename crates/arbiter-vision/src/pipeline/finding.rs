@@ -62,6 +62,9 @@ const MAX_ASPECT: f32 = 1.72;
 const MIN_HULL_FILL: f32 = 0.86;
 /// Smallest card width on the decimated frame, pixels.
 const MIN_WIDTH_DEC: f32 = 8.0;
+/// How far a side of an outline from the decimated frame may be off, over
+/// the card's width.
+const ROUGH_REACH: f32 = 0.12;
 /// Least edge support of a refined outline.
 const MIN_SUPPORT: f32 = 0.6;
 
@@ -143,7 +146,7 @@ pub fn find(full: &Plane, dec: &Plane, k: usize, model: &TableModel) -> Finding 
         .into_iter()
         .filter_map(|(q, light)| {
             let q = Quad(q.0.map(to_full));
-            let (quad, support) = refine(full, &q, model.step, Some(light))?;
+            let (quad, support) = refine(full, &q, model.step, Some(light), ROUGH_REACH)?;
             (support >= MIN_SUPPORT).then_some(Found {
                 quad,
                 support,
@@ -284,11 +287,16 @@ fn perimeter(p: &[Point<i32>]) -> f32 {
 /// (so a neighbour's edge close by, which steps the other way, is not
 /// taken for the card's own); either, when not known. The refined outline
 /// and its edge support; `None` when it is no longer card-shaped.
-pub fn refine(full: &Plane, q: &Quad, min_step: f32, light: Option<bool>) -> Option<(Quad, f32)> {
+/// `reach` is how far, over the card's width, each side is sought.
+pub fn refine(
+    full: &Plane,
+    q: &Quad,
+    min_step: f32,
+    light: Option<bool>,
+    reach: f32,
+) -> Option<(Quad, f32)> {
     let width = q.width();
-    // Search as far as a rough outline from the decimated frame, or a
-    // neighbour's prediction, may be off.
-    let reach = (0.12 * width).max(3.0);
+    let reach = (reach * width).max(3.0);
     let c = q.centre();
     let mut lines: Vec<Line> = Vec::with_capacity(4);
     let mut hits = 0usize;

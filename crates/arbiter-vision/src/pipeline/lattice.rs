@@ -130,15 +130,29 @@ pub fn cards_of(found: &[Found], nearest: &dyn Fn(&Quad) -> Option<f32>) -> Vec<
         let (a, b) = f.quad.side_pairs();
         (a.min(b), a.max(b))
     };
-    let single = if seeds.is_empty() {
+    let global = if seeds.is_empty() {
         modal_size(found)
     } else {
         let w = median(seeds.iter().map(|f| sides(f).0).collect());
         let h = median(seeds.iter().map(|f| sides(f).1).collect());
         w.zip(h)
     };
-    let Some((w, h)) = single else {
+    let Some(global) = global else {
         return found.to_vec();
+    };
+    // A single card's size where an outline lies: the median of the seeds
+    // nearest it (a tilted camera makes near cards larger than far ones).
+    let local = |f: &Found| -> (f32, f32) {
+        if seeds.len() < 5 {
+            return global;
+        }
+        let c = f.quad.centre();
+        let mut near: Vec<&&Found> = seeds.iter().collect();
+        near.sort_by(|a, b| dist(a.quad.centre(), c).total_cmp(&dist(b.quad.centre(), c)));
+        near.truncate(5);
+        let w = median(near.iter().map(|f| sides(f).0).collect());
+        let h = median(near.iter().map(|f| sides(f).1).collect());
+        w.zip(h).unwrap_or(global)
     };
     let mut out = Vec::with_capacity(found.len());
     for (f, d) in found.iter().zip(&distances) {
@@ -146,6 +160,7 @@ pub fn cards_of(found: &[Found], nearest: &dyn Fn(&Quad) -> Option<f32>) -> Vec<
             out.push(f.clone());
             continue;
         }
+        let (w, h) = local(f);
         let (a, b) = f.quad.side_pairs();
         let fits = |len: f32, unit: f32| {
             let k = (len / unit).round();
@@ -397,5 +412,106 @@ impl Lattice {
                 },
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::geometry::Homography;
+
+    /// A card at cell `(c, r)` of a layout turned by `angle` radians, of
+    /// `w`×`h` pixels with `gap` (over the card's side) between cards,
+    /// centred on `origin`.
+    fn card_at(c: i32, r: i32, angle: f32, (w, h): (f32, f32), gap: f32, origin: Pt) -> Quad {
+        let (cos, sin) = (angle.cos(), angle.sin());
+        let rot = |p: Pt| {
+            (
+                p.0 * cos - p.1 * sin + origin.0,
+                p.0 * sin + p.1 * cos + origin.1,
+            )
+        };
+        let (cx, cy) = (c as f32 * w * (1.0 + gap), r as f32 * h * (1.0 + gap));
+        let corners = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
+            .map(|(u, v): (f32, f32)| rot((cx + u * w, cy + v * h)));
+        Quad(corners)
+    }
+
+    fn found(q: Quad) -> Found {
+        Found {
+            quad: q.portrait(),
+            support: 1.0,
+            light: true,
+        }
+    }
+
+    #[test]
+    fn cards_of_a_turned_layout_get_cells_and_a_missing_one_is_predicted() {
+        let size = (50.0, 70.0);
+        let (angle, gap, origin) = (0.5, 0.12, (400.0, 300.0));
+        let mut cards = Vec::new();
+        for r in -1..=1 {
+            for c in -2..=2 {
+                if (c, r) != (1, 0) {
+                    // Every other card turned half round: a card either
+                    // way up is the same card.
+                    let q = card_at(c, r, angle, size, gap, origin);
+                    let q = if (c + r) % 2 == 0 {
+                        q
+                    } else {
+                        Quad([q.0[2], q.0[3], q.0[0], q.0[1]])
+                    };
+                    cards.push((c, r, found(q)));
+                }
+            }
+        }
+        let list: Vec<Found> = cards.iter().map(|(_, _, f)| f.clone()).collect();
+        let lat = Lattice::from_cards(&list);
+        assert!(
+            (lat.gap.0 - gap).abs() < 0.02 && (lat.gap.1 - gap).abs() < 0.02,
+            "gap {:?}",
+            lat.gap
+        );
+        // The cells differ as the layout's do (up to the lattice's own
+        // origin and quarter-turn): check against the first card.
+        let first = lat.of_found[0].expect("placed");
+        let (c0, r0) = (cards[0].0, cards[0].1);
+        let turns: Vec<(i32, i32)> = (0..4)
+            .map(|q| match q {
+                0 => (1, 0),
+                1 => (0, 1),
+                2 => (-1, 0),
+                _ => (0, -1),
+            })
+            .collect();
+        let ok = turns.iter().any(|&(a, b)| {
+            cards.iter().zip(&lat.of_found).all(|((c, r, _), cell)| {
+                let cell = cell.expect("every card placed");
+                let (dc, dr) = (c - c0, r - r0);
+                // (dc, dr) turned by the quarter-turn (a, b).
+                let want = (a * dc - b * dr, b * dc + a * dr);
+                (cell.col - first.col, cell.row - first.row) == want
+            })
+        });
+        assert!(ok, "cells {:?}", lat.of_found);
+        // The missing card's cell, from the cells either side of it.
+        let left = lat.of_found[cards
+            .iter()
+            .position(|(c, r, _)| (*c, *r) == (0, 0))
+            .unwrap()]
+        .unwrap();
+        let right = lat.of_found[cards
+            .iter()
+            .position(|(c, r, _)| (*c, *r) == (2, 0))
+            .unwrap()]
+        .unwrap();
+        let missing = Cell::new((left.col + right.col) / 2, (left.row + right.row) / 2);
+        let predicted = lat.predict(missing).expect("a prediction");
+        let truth = card_at(1, 0, angle, size, gap, origin);
+        assert!(
+            predicted.corner_distance(&truth) < 2.0,
+            "{predicted:?} against {truth:?}"
+        );
+        let _ = Homography::square_to(&truth);
     }
 }

@@ -31,11 +31,11 @@ use std::time::{Duration, Instant};
 
 use image::RgbImage;
 
-use crate::recognise::Recognition;
-use crate::templates::DeckModel;
+use identify::Deck;
 use lattice::Lattice;
 use occupancy::{TableColours, survey};
 use plane::Plane;
+use reading::Recognition;
 use table_model::TableModel;
 
 /// The decimation finding works at.
@@ -99,13 +99,13 @@ pub struct Trace {
 }
 
 /// Reads one frame through every stage, against `deck`.
-pub fn read_frame(frame: &RgbImage, deck: &DeckModel) -> (Recognition, StageTimes) {
+pub fn read_frame(frame: &RgbImage, deck: &dyn Deck) -> (Recognition, StageTimes) {
     let t = trace_frame(frame, deck);
     (t.recognition, t.times)
 }
 
 /// [`read_frame`], keeping every stage's output.
-pub fn trace_frame(frame: &RgbImage, deck: &DeckModel) -> Trace {
+pub fn trace_frame(frame: &RgbImage, deck: &dyn Deck) -> Trace {
     let mut times = StageTimes::default();
     let t = Instant::now();
     let full = Plane::luma(frame);
@@ -118,14 +118,22 @@ pub fn trace_frame(frame: &RgbImage, deck: &DeckModel) -> Trace {
     times.finding = t.elapsed();
 
     let t = Instant::now();
-    let nearest = |q: &geometry::Quad| deck.nearest_in(frame, &q.0).map(|(_, d)| d);
-    let cards = lattice::cards_of(&finding.cards, &nearest);
+    let nearest = |q: &geometry::Quad| deck.nearest(frame, q);
+    let cards = lattice::cards_of(&finding.cards, &|q| nearest(q).map(|(_, d)| d));
     let mut lattice = Lattice::from_cards(&cards);
     times.lattice = t.elapsed();
 
     let t = Instant::now();
     let colours = TableColours::learn(frame, &cards);
-    let judged = survey(frame, &full, &cards, &mut lattice, &colours, model.step);
+    let judged = survey(
+        frame,
+        &full,
+        &cards,
+        &mut lattice,
+        &colours,
+        model.step,
+        &nearest,
+    );
     times.occupancy = t.elapsed();
 
     let t = Instant::now();

@@ -14,12 +14,12 @@
 
 use std::collections::VecDeque;
 
-use arbiter_core::table::Cell;
+use arbiter_core::table::{Cell, Token};
 use image::RgbImage;
 
 use super::finding::{Found, refine};
 use super::geometry::{Homography, Quad};
-use super::lattice::Lattice;
+use super::lattice::{Lattice, SEED_DISTANCE};
 use super::plane::{Plane, luma8};
 
 /// Colour bins per channel of the table's histogram.
@@ -222,13 +222,26 @@ pub struct Judged {
     pub found: Option<usize>,
     /// Share of the cell's middle the table seldom shows.
     pub foreign: f32,
+    /// The deck's distance to its nearest face, as the outline lies.
+    pub fit: Option<f32>,
 }
+
+/// The most cells a walk judges.
+const MAX_CELLS: usize = 600;
+
+/// How far, over a card's width, a predicted cell's sides are sought.
+const PREDICTED_REACH: f32 = 0.25;
 
 /// The least foreign share of an occupied cell.
 const OCCUPIED: f32 = 0.45;
 
 /// Every occupied cell: the cards found, and cards reached from them
-/// across the lattice.
+/// across the lattice. A predicted cell is a card when, on its outline
+/// refined onto the edges there (or as predicted), the deck's nearest face
+/// is within [`SEED_DISTANCE`] (`nearest`); the walk goes on only from
+/// such cells, so an outline that drifted off its card does not lead the
+/// walk further astray. A cell unlike the bare table that the deck does
+/// not recognise is kept (for the reading to judge) but not walked from.
 pub fn survey(
     frame: &RgbImage,
     full: &Plane,
@@ -236,6 +249,7 @@ pub fn survey(
     lattice: &mut Lattice,
     table: &TableColours,
     step: f32,
+    nearest: &dyn Fn(&Quad) -> Option<(Token, f32)>,
 ) -> Vec<Judged> {
     let mut out: Vec<Judged> = Vec::new();
     let mut queue: VecDeque<Cell> = VecDeque::new();
@@ -251,6 +265,7 @@ pub fn survey(
             quad,
             found: Some(i),
             foreign: look(frame, &quad, table).unwrap_or_default().foreign,
+            fit: None,
         });
         queue.push_back(cell);
     }
@@ -260,12 +275,19 @@ pub fn survey(
     };
     let avoid: Vec<Quad> = found.iter().map(|f| f.quad.scaled(1.3)).collect();
     let bare = BareTable::measure(frame, &typical, table, &avoid);
+    // A frame holds a few hundred cards at most: a walk past that has lost
+    // its pitch.
+    let mut budget = MAX_CELLS;
     while let Some(cell) = queue.pop_front() {
         for (dc, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
             let next = Cell::new(cell.col + dc, cell.row + dr);
             if !seen.insert(next) {
                 continue;
             }
+            if budget == 0 {
+                return out;
+            }
+            budget -= 1;
             let Some(pred) = lattice.predict(next) else {
                 continue;
             };
@@ -273,21 +295,38 @@ pub fn survey(
             if c.0 < 0.0 || c.1 < 0.0 || c.0 >= w || c.1 >= h {
                 continue;
             }
-            let quad = refine(full, &pred, step, None)
-                .filter(|(q, s)| *s >= 0.5 && q.corner_distance(&pred) < 0.2 * pred.width())
-                .map_or(pred, |(q, _)| q);
+            let refined = refine(full, &pred, step, None, PREDICTED_REACH)
+                .filter(|(q, s)| *s >= 0.5 && q.corner_distance(&pred) < 0.3 * pred.width())
+                .map(|(q, _)| q);
+            let (quad, nearest_face) = [refined, Some(pred)]
+                .into_iter()
+                .flatten()
+                .map(|q| (q, nearest(&q)))
+                .min_by(|a, b| {
+                    let d = |x: &Option<(Token, f32)>| x.map_or(f32::MAX, |(_, d)| d);
+                    d(&a.1).total_cmp(&d(&b.1))
+                })
+                .unwrap_or((pred, None));
+            let fit = nearest_face.map(|(_, d)| d);
             let Some(l) = look(frame, &quad, table) else {
                 continue;
             };
-            let foreign = l.foreign;
-            if bare.occupied(&l) {
-                lattice.place(next, quad);
+            // A back is one design, and a plain or dark one is near a patch
+            // of cloth: it counts only where the cell is unlike the table.
+            let card = nearest_face.is_some_and(|(t, d)| {
+                d <= SEED_DISTANCE && (t != Token::Down || bare.occupied(&l))
+            });
+            if card || bare.occupied(&l) {
                 out.push(Judged {
                     cell: next,
                     quad,
                     found: None,
-                    foreign,
+                    foreign: l.foreign,
+                    fit: fit.filter(|_| card),
                 });
+            }
+            if card {
+                lattice.place(next, quad);
                 queue.push_back(next);
             }
         }

@@ -7,11 +7,56 @@
 //! check of the cloth as a card, and a phantom card is as bad as a wrong
 //! one.
 
-use arbiter_core::table::Token;
+use arbiter_core::table::{Cell, Table, Token};
 
 use super::finding::Finding;
 use super::identify::Identified;
-use crate::recognise::{Reading, Recognition};
+
+/// One occupied cell as read from a frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reading {
+    pub cell: Cell,
+    /// `Token::Unreadable` for a card seen but not read with confidence.
+    pub token: Token,
+    /// 0–1.
+    pub confidence: f32,
+}
+
+/// What one frame shows.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Recognition {
+    /// Hands or motion over the table: not to be judged.
+    pub busy: bool,
+    /// Occupied cells, sorted row-major.
+    pub cells: Vec<Reading>,
+    /// Something the players should know about the reading (a calibration
+    /// that no longer fits the scene).
+    pub note: Option<String>,
+}
+
+impl Recognition {
+    /// The cells as a table (for the referee); `??` where unread.
+    pub fn table(&self) -> Table {
+        self.cells.iter().map(|r| (r.cell, r.token)).collect()
+    }
+
+    /// One JSON line: `{"image", "busy", "cells": [{"cell", "token",
+    /// "confidence"}]}`.
+    pub fn to_json(&self, image: &str) -> String {
+        let cells: Vec<serde_json::Value> = self
+            .cells
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "cell": [r.cell.col, r.cell.row],
+                    "token": r.token.to_string(),
+                    "confidence": (f64::from(r.confidence) * 100.0).round() / 100.0,
+                })
+            })
+            .collect();
+        serde_json::json!({"image": image, "busy": self.busy, "cells": cells}).to_string()
+    }
+}
 
 /// The reading of a frame from its identified cells: busy when the finder
 /// saw an arm.
