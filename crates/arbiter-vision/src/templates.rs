@@ -1858,6 +1858,27 @@ fn unbase64(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The staged reader's view of a learned deck.
+impl crate::pipeline::identify::Deck for DeckModel {
+    fn nearest(
+        &self,
+        frame: &RgbImage,
+        quad: &crate::pipeline::geometry::Quad,
+    ) -> Option<(Token, f32)> {
+        self.nearest_in(frame, &quad.0)
+    }
+
+    fn read(
+        &self,
+        frame: &RgbImage,
+        quad: &crate::pipeline::geometry::Quad,
+        rough: bool,
+    ) -> (Option<Token>, f32, crate::pipeline::geometry::Quad) {
+        let ((token, confidence), corners) = self.identify_placed_in(frame, &quad.0, rough);
+        (token, confidence, crate::pipeline::geometry::Quad(corners))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2917,26 +2938,5 @@ mod tests {
                 cards.len()
             );
         }
-    }
-}
-
-/// The staged reader's view of a learned deck.
-impl crate::pipeline::identify::Deck for DeckModel {
-    fn nearest(
-        &self,
-        frame: &RgbImage,
-        quad: &crate::pipeline::geometry::Quad,
-    ) -> Option<(Token, f32)> {
-        self.nearest_in(frame, &quad.0)
-    }
-
-    fn read(
-        &self,
-        frame: &RgbImage,
-        quad: &crate::pipeline::geometry::Quad,
-        rough: bool,
-    ) -> (Option<Token>, f32, crate::pipeline::geometry::Quad) {
-        let ((token, confidence), corners) = self.identify_placed_in(frame, &quad.0, rough);
-        (token, confidence, crate::pipeline::geometry::Quad(corners))
     }
 }
