@@ -374,7 +374,7 @@ fn strongest_step(
     light: Option<bool>,
 ) -> Option<(f32, f32)> {
     let steps = (reach * 2.0).ceil() as i32;
-    let mut best: Option<(f32, f32)> = None;
+    let mut profile: Vec<(f32, f32)> = Vec::with_capacity(2 * steps as usize + 1);
     for s in -steps..=steps {
         let off = s as f32 * 0.5;
         let p = add(base, scale(n, off));
@@ -388,7 +388,23 @@ fn strongest_step(
             Some(false) => d,
             None => d.abs(),
         };
-        if best.is_none_or(|(_, b)| g > b) {
+        profile.push((off, g));
+    }
+    let strongest = profile.iter().map(|&(_, g)| g).fold(f32::MIN, f32::max);
+    // The outermost of the strong steps: a card's print can step as
+    // sharply as its edge (a black band, a corner code's modules), but
+    // only the edge has nothing of the card outside it. Going outward
+    // past the rough outline, a strong step the other way is a
+    // neighbour's edge: the search stops there.
+    let strong = 0.6 * strongest;
+    let mut best: Option<(f32, f32)> = None;
+    for (i, &(off, g)) in profile.iter().enumerate() {
+        if light.is_some() && off > 0.0 && -g >= strong && best.is_some() {
+            break;
+        }
+        let peak =
+            profile.get(i + 1).is_none_or(|&(_, n)| g >= n) && (i == 0 || g >= profile[i - 1].1);
+        if g >= strong && peak {
             best = Some((off, g));
         }
     }

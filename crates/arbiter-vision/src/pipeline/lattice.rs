@@ -395,6 +395,50 @@ impl Lattice {
         (n > 0.0).then(|| Quad(sum.map(|s| scale(s, 1.0 / n))))
     }
 
+    /// Places found cards the first walk could not reach, each from the
+    /// nearest cell placed since (a walk across the cells between them may
+    /// have come closer): their offset in that cell's axes and pitch must
+    /// round to whole cells, and the cell be free. The cards placed, by
+    /// index.
+    pub fn attach(&mut self, found: &[Found]) -> Vec<usize> {
+        let mut placed = Vec::new();
+        for (i, f) in found.iter().enumerate() {
+            if self.of_found[i].is_some() {
+                continue;
+            }
+            let c = f.quad.centre();
+            let Some((&cell, p)) = self
+                .cells
+                .iter()
+                .min_by(|a, b| dist(a.1.quad.centre(), c).total_cmp(&dist(b.1.quad.centre(), c)))
+            else {
+                continue;
+            };
+            let d = sub(c, p.quad.centre());
+            let (a, b) = (dot(d, p.axes.0) / p.pitch.0, dot(d, p.axes.1) / p.pitch.1);
+            let (ra, rb) = (a.round(), b.round());
+            if (a - ra).abs() > 0.3 || (b - rb).abs() > 0.3 || ra.abs() + rb.abs() > 4.0 {
+                continue;
+            }
+            let at = Cell::new(cell.col + ra as i32, cell.row + rb as i32);
+            if self.cells.contains_key(&at) {
+                continue;
+            }
+            let axes = axes_like(&f.quad, p.axes.0).0;
+            self.cells.insert(
+                at,
+                Placed {
+                    quad: along(&f.quad, axes.0),
+                    axes,
+                    pitch: p.pitch,
+                },
+            );
+            self.of_found[i] = Some(at);
+            placed.push(i);
+        }
+        placed
+    }
+
     /// Puts a cell's outline on the lattice (a card occupancy found, or an
     /// empty cell's refined outline), with its neighbour's axes and pitch.
     pub fn place(&mut self, cell: Cell, quad: Quad) {
@@ -513,5 +557,53 @@ mod tests {
             "{predicted:?} against {truth:?}"
         );
         let _ = Homography::square_to(&truth);
+    }
+}
+
+#[cfg(test)]
+mod cards_of_tests {
+    use super::*;
+
+    fn rect(x: f32, y: f32, w: f32, h: f32) -> Found {
+        Found {
+            quad: Quad([(x, y), (x + w, y), (x + w, y + h), (x, y + h)]).portrait(),
+            support: 1.0,
+            light: true,
+        }
+    }
+
+    /// Two cards touching side by side make one card-shaped outline (126
+    /// by 88 against 63 by 88): beside single cards the deck recognises,
+    /// it is cut into the two. A glyph's box, card-shaped but a third of
+    /// the size, is dropped.
+    #[test]
+    fn a_block_of_two_cards_is_cut_apart_and_a_glyphs_box_dropped() {
+        let found = vec![
+            rect(0.0, 0.0, 63.0, 88.0),
+            rect(100.0, 0.0, 63.0, 88.0),
+            rect(0.0, 120.0, 126.0, 88.0),
+            rect(220.0, 20.0, 21.0, 29.0),
+        ];
+        // The deck recognises the single cards as they lie, nothing else.
+        let nearest = |q: &Quad| {
+            Some(if (q.width() - 63.0).abs() < 3.0 && q.area() < 6000.0 {
+                0.2
+            } else {
+                3.0
+            })
+        };
+        let cards = cards_of(&found, &nearest);
+        assert_eq!(cards.len(), 4, "{cards:?}");
+        let mut centres: Vec<(i32, i32)> = cards
+            .iter()
+            .map(|c| {
+                (
+                    c.quad.centre().0.round() as i32,
+                    c.quad.centre().1.round() as i32,
+                )
+            })
+            .collect();
+        centres.sort();
+        assert_eq!(centres, vec![(32, 44), (32, 164), (95, 164), (132, 44)]);
     }
 }

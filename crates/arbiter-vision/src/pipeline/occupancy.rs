@@ -18,7 +18,7 @@ use arbiter_core::table::{Cell, Token};
 use image::RgbImage;
 
 use super::finding::{Found, refine};
-use super::geometry::{Homography, Quad};
+use super::geometry::{Homography, Quad, add, scale, sub};
 use super::lattice::{Lattice, SEED_DISTANCE};
 use super::plane::{Plane, luma8};
 
@@ -38,17 +38,33 @@ fn bin(p: &[u8]) -> usize {
 }
 
 impl TableColours {
-    /// Learns the table's colours from the frame, every fourth pixel,
-    /// in the frame's outer band, outside the cards found (grown by a
-    /// fifth).
+    /// Learns the table's colours from the frame's outer band, every
+    /// fourth pixel, outside the cards found (grown by a fifth). The band
+    /// is cut into stretches round the frame, and a colour's share is the
+    /// share of stretches that show it: the cloth shows all round, while a
+    /// card the finder missed, or an arm, reaching in at one place of the
+    /// edge shows in one or two.
     pub fn learn(frame: &RgbImage, cards: &[Found]) -> TableColours {
         let grown: Vec<Quad> = cards.iter().map(|c| c.quad.scaled(1.2)).collect();
-        let mut hist = vec![0f32; BINS];
-        let mut total = 0f32;
         let (w, h) = frame.dimensions();
-        // The frame's outer band: the table shows there in nearly every
-        // frame, and unfound cards seldom do.
         let band = (w.min(h) as f32 * 0.08) as u32;
+        // Stretches: the perimeter position of a band pixel, in STRETCHES
+        // equal parts.
+        let perimeter = 2.0 * (w + h) as f32;
+        let along = |x: u32, y: u32| -> f32 {
+            let (x, y) = (x as f32, y as f32);
+            let (wf, hf) = (w as f32, h as f32);
+            let d = [y, wf - x, hf - y, x];
+            let side = (0..4).min_by(|&i, &j| d[i].total_cmp(&d[j])).unwrap_or(0);
+            match side {
+                0 => x,
+                1 => wf + y,
+                2 => wf + hf + (wf - x),
+                _ => 2.0 * wf + hf + (hf - y),
+            }
+        };
+        let mut hists = vec![vec![0f32; BINS]; STRETCHES];
+        let mut totals = vec![0f32; STRETCHES];
         for y in (2..h).step_by(4) {
             for x in (2..w).step_by(4) {
                 let p = (x as f32, y as f32);
@@ -56,37 +72,53 @@ impl TableColours {
                 if !in_band || grown.iter().any(|q| q.contains(p)) {
                     continue;
                 }
-                hist[bin(&frame.get_pixel(x, y).0)] += 1.0;
-                total += 1.0;
+                let k = ((along(x, y) / perimeter * STRETCHES as f32) as usize).min(STRETCHES - 1);
+                hists[k][bin(&frame.get_pixel(x, y).0)] += 1.0;
+                totals[k] += 1.0;
             }
         }
-        // Each bin counts its neighbours too: a lighter or darker patch of
-        // the same cloth falls in the next bin.
-        let mut smooth = vec![0f32; BINS];
-        for r in 0..LEVELS {
-            for g in 0..LEVELS {
-                for b in 0..LEVELS {
-                    let mut s = 0.0;
-                    for (dr, dg, db) in [(0, 0, 0), (1, 1, 1), (-1, -1, -1)] {
-                        let (rr, gg, bb) = (r as i32 + dr, g as i32 + dg, b as i32 + db);
-                        let ok = |v: i32| (0..LEVELS as i32).contains(&v);
-                        if ok(rr) && ok(gg) && ok(bb) {
-                            let k = ((rr as usize) * LEVELS + gg as usize) * LEVELS + bb as usize;
-                            s += hist[k];
-                        }
-                    }
-                    smooth[(r * LEVELS + g) * LEVELS + b] = s;
+        let mut shown = vec![0f32; BINS];
+        let mut stretches = 0.0f32;
+        for (hist, total) in hists.iter().zip(&totals) {
+            if *total < 8.0 {
+                continue;
+            }
+            stretches += 1.0;
+            for (i, &n) in hist.iter().enumerate() {
+                if n / total >= 0.02 {
+                    shown[i] += 1.0;
                 }
             }
         }
-        let total = total.max(1.0);
-        TableColours {
-            share: smooth.into_iter().map(|s| s / total).collect(),
+        // Each bin takes its neighbours' too: a lighter, darker or
+        // slightly tinted patch of the same cloth falls in the next bin.
+        let mut share = vec![0f32; BINS];
+        let ok = |v: i32| (0..LEVELS as i32).contains(&v);
+        for r in 0..LEVELS as i32 {
+            for g in 0..LEVELS as i32 {
+                for b in 0..LEVELS as i32 {
+                    let mut s = 0.0f32;
+                    for dr in -1..=1 {
+                        for dg in -1..=1 {
+                            for db in -1..=1 {
+                                let (rr, gg, bb) = (r + dr, g + dg, b + db);
+                                if ok(rr) && ok(gg) && ok(bb) {
+                                    let k =
+                                        ((rr * LEVELS as i32 + gg) * LEVELS as i32 + bb) as usize;
+                                    s = s.max(shown[k]);
+                                }
+                            }
+                        }
+                    }
+                    share[((r * LEVELS as i32 + g) * LEVELS as i32 + b) as usize] =
+                        s / stretches.max(1.0);
+                }
+            }
         }
+        TableColours { share }
     }
 
-    /// Whether the table shows this colour less than once in `1 / rare`
-    /// samples.
+    /// Whether fewer than `rare` of the band's stretches show this colour.
     pub fn foreign(&self, p: &[u8], rare: f32) -> bool {
         self.share[bin(p)] < rare
     }
@@ -117,7 +149,7 @@ pub fn look(frame: &RgbImage, quad: &Quad, table: &TableColours) -> Option<Look>
             }
             n += 1;
             let p = frame.get_pixel(x.round() as u32, y.round() as u32).0;
-            foreign += u32::from(table.foreign(&p, 0.002));
+            foreign += u32::from(table.foreign(&p, RARE));
             let l = f32::from(luma8(p[0], p[1], p[2]));
             sum += l;
             sq += l * l;
@@ -207,11 +239,17 @@ pub fn foreign_points(frame: &RgbImage, points: &[(f32, f32)], table: &TableColo
         let (x, y) = (x as u32, y as u32);
         if x < w && y < h {
             n += 1;
-            foreign += u32::from(table.foreign(&frame.get_pixel(x, y).0, 0.002));
+            foreign += u32::from(table.foreign(&frame.get_pixel(x, y).0, RARE));
         }
     }
     foreign as f32 / n.max(1) as f32
 }
+
+/// A colour shown in fewer than this share of the band's stretches is
+/// foreign to the table.
+const RARE: f32 = 0.25;
+/// Stretches the frame's band is cut into.
+const STRETCHES: usize = 32;
 
 /// One cell judged.
 #[derive(Clone, Debug, PartialEq)]
@@ -278,7 +316,33 @@ pub fn survey(
     // A frame holds a few hundred cards at most: a walk past that has lost
     // its pitch.
     let mut budget = MAX_CELLS;
-    while let Some(cell) = queue.pop_front() {
+    loop {
+        let Some(cell) = queue.pop_front() else {
+            // The walk is done: found cards it brought within reach are
+            // placed, and the walk goes on from them.
+            let more = lattice.attach(found);
+            if more.is_empty() {
+                break;
+            }
+            for i in more {
+                let Some(cell) = lattice.of_found[i] else {
+                    continue;
+                };
+                if !seen.insert(cell) {
+                    continue;
+                }
+                let quad = found[i].quad;
+                out.push(Judged {
+                    cell,
+                    quad,
+                    found: Some(i),
+                    foreign: look(frame, &quad, table).unwrap_or_default().foreign,
+                    fit: None,
+                });
+                queue.push_back(cell);
+            }
+            continue;
+        };
         for (dc, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
             let next = Cell::new(cell.col + dc, cell.row + dr);
             if !seen.insert(next) {
@@ -298,9 +362,18 @@ pub fn survey(
             let refined = refine(full, &pred, step, None, PREDICTED_REACH)
                 .filter(|(q, s)| *s >= 0.5 && q.corner_distance(&pred) < 0.3 * pred.width())
                 .map(|(q, _)| q);
-            let (quad, nearest_face) = [refined, Some(pred)]
+            // The outline refined onto the edges there, or as predicted,
+            // each also moved a tenth of a card each way: the one the deck
+            // finds nearest a face.
+            let step_u = scale(sub(pred.0[1], pred.0[0]), 0.1);
+            let step_v = scale(sub(pred.0[3], pred.0[0]), 0.1);
+            let mut tries: Vec<Quad> = Vec::with_capacity(10);
+            tries.extend(refined);
+            for (a, b) in [(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)] {
+                tries.push(pred.translated(add(scale(step_u, a), scale(step_v, b))));
+            }
+            let (quad, nearest_face) = tries
                 .into_iter()
-                .flatten()
                 .map(|q| (q, nearest(&q)))
                 .min_by(|a, b| {
                     let d = |x: &Option<(Token, f32)>| x.map_or(f32::MAX, |(_, d)| d);
@@ -332,4 +405,31 @@ pub fn survey(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A green cloth with one white card reaching in at its edge: the
+    /// cloth's colour is the table's, the card's paper is not, though it
+    /// lies in the band the table is learned from.
+    #[test]
+    fn a_card_at_the_frame_edge_does_not_teach_the_table_its_colour() {
+        let mut frame = RgbImage::from_pixel(320, 180, image::Rgb([30, 110, 50]));
+        for y in 0..40 {
+            for x in 100..140 {
+                frame.put_pixel(x, y, image::Rgb([240, 240, 235]));
+            }
+        }
+        let table = TableColours::learn(&frame, &[]);
+        assert!(!table.foreign(&[30, 110, 50], RARE));
+        assert!(!table.foreign(&[34, 116, 54], RARE));
+        assert!(table.foreign(&[240, 240, 235], RARE));
+        // A cell of the paper is foreign through, one of cloth not at all.
+        let paper = Quad([(105.0, 5.0), (135.0, 5.0), (135.0, 35.0), (105.0, 35.0)]);
+        let cloth = paper.translated((100.0, 80.0));
+        assert_eq!(look(&frame, &paper, &table).unwrap().foreign, 1.0);
+        assert_eq!(look(&frame, &cloth, &table).unwrap().foreign, 0.0);
+    }
 }

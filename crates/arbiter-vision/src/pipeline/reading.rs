@@ -81,3 +81,36 @@ pub fn read(finding: &Finding, cells: &[Identified]) -> Recognition {
         note: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::geometry::Quad;
+
+    fn cell(col: i32, token: Option<Token>, seen_whole: bool) -> Identified {
+        Identified {
+            cell: Cell::new(col, 0),
+            quad: Quad([(0.0, 0.0), (1.0, 0.0), (1.0, 1.4), (0.0, 1.4)]),
+            token,
+            confidence: 0.9,
+            seen_whole,
+            foreign: 1.0,
+        }
+    }
+
+    /// A card the finder saw whole but could not name is `??`; a cell only
+    /// the lattice vouched for, unnamed, is left out.
+    #[test]
+    fn unread_cells_are_kept_only_where_a_whole_card_was_seen() {
+        let cells = [
+            cell(0, Some(Token::Down), false),
+            cell(1, None, true),
+            cell(2, None, false),
+        ];
+        let rec = read(&Finding::default(), &cells);
+        let got: Vec<(i32, Token)> = rec.cells.iter().map(|r| (r.cell.col, r.token)).collect();
+        assert_eq!(got, vec![(0, Token::Down), (1, Token::Unreadable)]);
+        assert!(!rec.busy);
+        assert_eq!(rec.table().len(), 2);
+    }
+}

@@ -123,3 +123,52 @@ impl Change {
         self.changed.iter().filter(|&&c| c).count() as f32 / self.changed.len().max(1) as f32
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_tiles_that_changed_are_marked() {
+        let before = Plane {
+            width: 64,
+            height: 32,
+            data: vec![100; 64 * 32],
+        };
+        let mut now = before.clone();
+        // A card put down in the tile at column 2, row 1 (tiles of 16).
+        for y in 18..30 {
+            for x in 34..46 {
+                now.data[y * 64 + x] = 230;
+            }
+        }
+        let c = Change::between(&before, &now, 2, 16, 4.0);
+        assert_eq!((c.cols, c.rows), (4, 2));
+        let marked: Vec<usize> = (0..8).filter(|&i| c.changed[i]).collect();
+        assert_eq!(marked, vec![6]);
+        // Frame pixels are twice the plane's.
+        assert!(c.any_in((70.0, 40.0, 90.0, 60.0)));
+        assert!(!c.any_in((0.0, 0.0, 60.0, 30.0)));
+        assert!((c.share() - 1.0 / 8.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_textured_table_asks_for_larger_steps() {
+        let smooth = Plane {
+            width: 40,
+            height: 40,
+            data: vec![120; 1600],
+        };
+        let grain = Plane {
+            width: 40,
+            height: 40,
+            data: (0..1600)
+                .map(|i| if (i / 40 + i) % 2 == 0 { 100 } else { 130 })
+                .collect(),
+        };
+        let (a, b) = (TableModel::learn(&smooth), TableModel::learn(&grain));
+        assert_eq!(a.texture, 0.0);
+        assert!(b.texture >= 20.0);
+        assert!(b.step > a.step && b.contrast > a.contrast);
+    }
+}
