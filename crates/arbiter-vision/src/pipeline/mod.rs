@@ -207,6 +207,23 @@ mod tests {
         }
     }
 
+    /// A frame reads the same every time (no stage may depend on a hash
+    /// map's order).
+    #[test]
+    fn a_frame_reads_the_same_every_time() {
+        let t = table("wK bQ ## rB\nuN yP wR ##\n## wN bP yR\n");
+        let params = SceneParams {
+            pitch_px: 70.0,
+            layout_rotation_deg: 35.0,
+            ..SceneParams::clean()
+        };
+        let s = render(&t, &params, &card_image, &felt(128, 3));
+        let first = read_frame(&s.image, DeckModel::bundled()).0;
+        for _ in 0..3 {
+            assert_eq!(read_frame(&s.image, DeckModel::bundled()).0, first);
+        }
+    }
+
     /// An empty table is read as no card at all.
     #[test]
     fn an_empty_table_reads_no_card() {

@@ -292,23 +292,44 @@ pub fn survey(
     let mut out: Vec<Judged> = Vec::new();
     let mut queue: VecDeque<Cell> = VecDeque::new();
     let mut seen: std::collections::HashSet<Cell> = std::collections::HashSet::new();
-    for (i, cell) in lattice.of_found.iter().enumerate() {
-        let Some(cell) = *cell else { continue };
-        if !seen.insert(cell) {
-            continue;
+    // Each found card placed on the lattice is judged occupied and the
+    // walk starts from it.
+    type Seen = std::collections::HashSet<Cell>;
+    let start_from = |cards: &mut dyn Iterator<Item = usize>,
+                      lattice: &Lattice,
+                      seen: &mut Seen,
+                      out: &mut Vec<Judged>,
+                      queue: &mut VecDeque<Cell>| {
+        for i in cards {
+            let Some(cell) = lattice.of_found[i] else {
+                continue;
+            };
+            if !seen.insert(cell) {
+                continue;
+            }
+            let quad = found[i].quad;
+            out.push(Judged {
+                cell,
+                quad,
+                found: Some(i),
+                foreign: look(frame, &quad, table).unwrap_or_default().foreign,
+                fit: None,
+            });
+            queue.push_back(cell);
         }
-        let quad = found[i].quad;
-        out.push(Judged {
-            cell,
-            quad,
-            found: Some(i),
-            foreign: look(frame, &quad, table).unwrap_or_default().foreign,
-            fit: None,
-        });
-        queue.push_back(cell);
-    }
+    };
+    start_from(
+        &mut (0..found.len()),
+        lattice,
+        &mut seen,
+        &mut out,
+        &mut queue,
+    );
     let (w, h) = (full.width as f32, full.height as f32);
-    let Some(typical) = lattice.cells.values().next().map(|p| p.quad) else {
+    // The first card placed (the one nearest the middle) stands for a
+    // cell's shape (a HashMap's order would make the reading differ from
+    // run to run).
+    let Some(typical) = lattice.cells.get(&Cell::new(0, 0)).map(|p| p.quad) else {
         return out;
     };
     let avoid: Vec<Quad> = found.iter().map(|f| f.quad.scaled(1.3)).collect();
@@ -324,23 +345,13 @@ pub fn survey(
             if more.is_empty() {
                 break;
             }
-            for i in more {
-                let Some(cell) = lattice.of_found[i] else {
-                    continue;
-                };
-                if !seen.insert(cell) {
-                    continue;
-                }
-                let quad = found[i].quad;
-                out.push(Judged {
-                    cell,
-                    quad,
-                    found: Some(i),
-                    foreign: look(frame, &quad, table).unwrap_or_default().foreign,
-                    fit: None,
-                });
-                queue.push_back(cell);
-            }
+            start_from(
+                &mut more.into_iter(),
+                lattice,
+                &mut seen,
+                &mut out,
+                &mut queue,
+            );
             continue;
         };
         for (dc, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
