@@ -128,7 +128,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
                 deps.insert(name);
             }
         }
-        if !module.contains("::") && !path.parent().is_some_and(|d| d != src()) {
+        if !module.contains("::") && path.parent().is_none_or(|d| d == src()) {
             // In a top-level module, `super` is the crate.
             for name in imported(text, "super::") {
                 deps.insert(name);
