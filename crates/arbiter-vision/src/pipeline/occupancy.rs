@@ -264,6 +264,10 @@ pub struct Judged {
     pub fit: Option<f32>,
 }
 
+/// A deck distance on a predicted cell's outline close enough that no
+/// other placing of it is tried (a card named is within 0.9).
+const CLOSE_FIT: f32 = 0.5;
+
 /// The most cells a walk judges.
 const MAX_CELLS: usize = 600;
 
@@ -370,6 +374,14 @@ pub fn survey(
             if c.0 < 0.0 || c.1 < 0.0 || c.0 >= w || c.1 >= h {
                 continue;
             }
+            // Occupancy first, cheaply: a cell whose middle looks like the
+            // bare table where it was predicted holds no card, and the deck
+            // is not asked (most cells the walk tries, round the edge of
+            // the layout, are such). Its middle only: a prediction a little
+            // off still has the card there.
+            if look(frame, &pred.scaled(0.6), table).is_none_or(|l| !bare.occupied(&l)) {
+                continue;
+            }
             let refined = refine(full, &pred, step, None, PREDICTED_REACH)
                 .filter(|(q, s)| *s >= 0.5 && q.corner_distance(&pred) < 0.3 * pred.width())
                 .map(|(q, _)| q);
@@ -383,14 +395,19 @@ pub fn survey(
             for (a, b) in [(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)] {
                 tries.push(pred.translated(add(scale(step_u, a), scale(step_v, b))));
             }
-            let (quad, nearest_face) = tries
-                .into_iter()
-                .map(|q| (q, nearest(&q)))
-                .min_by(|a, b| {
-                    let d = |x: &Option<(Token, f32)>| x.map_or(f32::MAX, |(_, d)| d);
-                    d(&a.1).total_cmp(&d(&b.1))
-                })
-                .unwrap_or((pred, None));
+            // A close fit on the refined outline needs no other placing.
+            let d = |x: &Option<(Token, f32)>| x.map_or(f32::MAX, |(_, d)| d);
+            let mut best: (Quad, Option<(Token, f32)>) = (pred, None);
+            for q in tries {
+                let n = nearest(&q);
+                if d(&n) < d(&best.1) {
+                    best = (q, n);
+                }
+                if d(&best.1) <= CLOSE_FIT {
+                    break;
+                }
+            }
+            let (quad, nearest_face) = best;
             let fit = nearest_face.map(|(_, d)| d);
             let Some(l) = look(frame, &quad, table) else {
                 continue;
