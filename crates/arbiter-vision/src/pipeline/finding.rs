@@ -62,6 +62,18 @@ const MAX_ASPECT: f32 = 1.72;
 const MIN_HULL_FILL: f32 = 0.86;
 /// Smallest card width on the decimated frame, pixels.
 const MIN_WIDTH_DEC: f32 = 8.0;
+/// The narrow window's half-size (decimated pixels) that the thin shadow
+/// between touching cards is darker than.
+const SEAM_RADIUS: usize = 2;
+
+/// The three masks finding labels.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Light,
+    Dark,
+    Seams,
+}
+
 /// How far a side of an outline from the decimated frame may be off, over
 /// the card's width.
 const ROUGH_REACH: f32 = 0.12;
@@ -78,22 +90,31 @@ pub fn find(full: &Plane, dec: &Plane, k: usize, model: &TableModel) -> Finding 
     let mut out = Finding::default();
     let mut candidates: Vec<(Quad, bool)> = Vec::new();
     let mut mask = vec![0u8; w * h];
-    // Three masks: lighter or darker than a wide window (cards apart on
-    // the cloth), and not darker than a narrow one (the paper of cards
-    // that touch, cut apart by the thin shadow between them).
-    for (light, radius, seams) in [(true, r, false), (false, r, false), (true, 2, true)] {
-        for y in 0..h {
-            for x in 0..w {
-                let m = ii.mean_about(x, y, radius);
-                let v = f32::from(dec.at(x, y));
-                let set = match (light, seams) {
-                    (_, true) => v > m - c * 0.5 && v > ii.mean_about(x, y, r) + c,
-                    (true, false) => v > m + c,
-                    (false, false) => v < m - c,
-                };
-                mask[y * w + x] = u8::from(set);
-            }
+    // Each pixel against the wide window's mean, and (for the third mask)
+    // the narrow one's, computed once.
+    let mut wide = vec![0f32; w * h];
+    let mut narrow = vec![0f32; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            wide[y * w + x] = ii.mean_about(x, y, r);
+            narrow[y * w + x] = ii.mean_about(x, y, SEAM_RADIUS);
         }
+    }
+    // Three masks: lighter or darker than a wide window (cards apart on
+    // the cloth), and lighter than the wide window but not darker than a
+    // narrow one (the paper of cards that touch, cut apart by the thin
+    // shadow between them).
+    for pass in [Pass::Light, Pass::Dark, Pass::Seams] {
+        for (i, m) in mask.iter_mut().enumerate() {
+            let v = f32::from(dec.data[i]);
+            let set = match pass {
+                Pass::Light => v > wide[i] + c,
+                Pass::Dark => v < wide[i] - c,
+                Pass::Seams => v > wide[i] + c && v > narrow[i] - c * 0.5,
+            };
+            *m = u8::from(set);
+        }
+        let light = pass != Pass::Dark;
         let min_side = MIN_WIDTH_DEC as usize;
         let (regions, labels) = label(&mask, w, h, |area, (bw, bh)| {
             area >= 24 && bw.max(bh) >= min_side && bw.min(bh) >= min_side / 2
