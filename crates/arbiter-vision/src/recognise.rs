@@ -70,10 +70,6 @@ impl Recogniser {
         self
     }
 
-    pub fn reader(&self) -> Reader {
-        self.reader
-    }
-
     /// The bundled deck, no calibration.
     pub fn bundled() -> Self {
         Recogniser::new(Faces::Bundled, None)

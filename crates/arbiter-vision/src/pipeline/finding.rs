@@ -17,7 +17,7 @@
 //! the surroundings, and how large a step counts is the table model's
 //! (the noise it measured on the table).
 
-use imageproc::geometry::{convex_hull, min_area_rect};
+use imageproc::geometry::{arc_length, contour_area, convex_hull, min_area_rect};
 use imageproc::point::Point;
 
 use super::geometry::{Line, Pt, Quad, add, dot, len, scale, sub};
@@ -36,9 +36,9 @@ pub struct Found {
     pub light: bool,
 }
 
-/// What finding hands on: the cards, and the regions too large or too
-/// shapeless to be cards that reach in from the frame's edge (arms, or a
-/// cloth's pattern: the reading tells them apart by the table's colours).
+/// What finding hands on: the cards, and the arms: regions too large and
+/// too shapeless to be cards that reach in from one place of the frame's
+/// edge (told by shape alone, never by colour).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Finding {
     pub cards: Vec<Found>,
@@ -50,8 +50,6 @@ pub struct Finding {
 pub struct Intruder {
     /// Bounding box, frame pixels: `x0, y0, x1, y1`.
     pub bbox: (f32, f32, f32, f32),
-    /// A few hundred of its pixels, frame pixels.
-    pub points: Vec<Pt>,
 }
 
 /// Tolerances of a card's shape, for candidates and refined outlines.
@@ -137,8 +135,6 @@ pub fn find(full: &Plane, dec: &Plane, k: usize, model: &TableModel) -> Finding 
                         && g.area as f32 > 0.3 * (bw * bh) as f32;
                     if arm_like && (bw * bh) as f32 > (w * h) as f32 * 0.01 {
                         let kf = k as f32;
-                        // Its pixels, on a grid of about 300 points.
-                        let stride = (((bw * bh) as f32 / 300.0).sqrt() as usize).max(1);
                         out.intruders.push(Intruder {
                             bbox: (
                                 g.bbox.0 as f32 * kf,
@@ -146,14 +142,6 @@ pub fn find(full: &Plane, dec: &Plane, k: usize, model: &TableModel) -> Finding 
                                 (g.bbox.2 + 1) as f32 * kf,
                                 (g.bbox.3 + 1) as f32 * kf,
                             ),
-                            points: (g.bbox.1..=g.bbox.3)
-                                .step_by(stride)
-                                .flat_map(|y| {
-                                    (g.bbox.0..=g.bbox.2).step_by(stride).map(move |x| (x, y))
-                                })
-                                .filter(|&(x, y)| labels[y * w + x] == gi as u32)
-                                .map(|(x, y)| (x as f32 * kf + 0.5, y as f32 * kf + 0.5))
-                                .collect(),
                         });
                     }
                 }
@@ -266,7 +254,9 @@ fn card_shape(boundary: &[(u16, u16)]) -> Option<Quad> {
     if !(MIN_ASPECT..=MAX_ASPECT).contains(&aspect) {
         return None;
     }
-    let hull_area = polygon_area(&hull) + 0.5 * perimeter(&hull);
+    // Pixel centres again: the hull through them is half a pixel short of
+    // the region all round.
+    let hull_area = (contour_area(&hull) + 0.5 * arc_length(&hull, true)) as f32;
     if hull_area < MIN_HULL_FILL * q.area() {
         return None;
     }
@@ -282,24 +272,6 @@ fn grow_by(q: &Quad, d: f32) -> Quad {
         add(p, scale(v, d * std::f32::consts::SQRT_2 / l))
     };
     Quad(q.0.map(k))
-}
-
-fn polygon_area(p: &[Point<i32>]) -> f32 {
-    let mut s = 0i64;
-    for i in 0..p.len() {
-        let (a, b) = (p[i], p[(i + 1) % p.len()]);
-        s += i64::from(a.x) * i64::from(b.y) - i64::from(b.x) * i64::from(a.y);
-    }
-    s.abs() as f32 / 2.0
-}
-
-fn perimeter(p: &[Point<i32>]) -> f32 {
-    (0..p.len())
-        .map(|i| {
-            let (a, b) = (p[i], p[(i + 1) % p.len()]);
-            ((a.x - b.x) as f32).hypot((a.y - b.y) as f32)
-        })
-        .sum()
 }
 
 /// Refines a rough outline at full resolution: each side moved onto the
@@ -348,7 +320,7 @@ pub fn refine(
         if pts.len() < 3 {
             return None;
         }
-        let line = Line::fit(trimmed(&pts, &along))?;
+        let line = Line::fit(trimmed(&pts))?;
         lines.push(line);
     }
     let mut corners = [(0.0, 0.0); 4];
@@ -368,11 +340,10 @@ pub fn refine(
 
 /// The points nearest the line through all of them: the outer fifth by
 /// residual dropped (a neighbour's edge, a glyph near the side).
-fn trimmed(pts: &[(Pt, f32)], along: &Pt) -> Vec<(Pt, f32)> {
+fn trimmed(pts: &[(Pt, f32)]) -> Vec<(Pt, f32)> {
     let Some(first) = Line::fit(pts.iter().map(|&(p, _)| (p, 1.0))) else {
         return pts.to_vec();
     };
-    let _ = along;
     let mut by: Vec<(f32, (Pt, f32))> = pts
         .iter()
         .map(|&(p, w)| (first.distance(p).abs(), (p, w)))

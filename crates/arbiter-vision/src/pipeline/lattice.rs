@@ -46,8 +46,6 @@ pub struct Lattice {
     /// Gap between neighbouring cards over the card's side, along the
     /// columns and the rows.
     pub gap: (f32, f32),
-    /// The median card's short and long side, pixels.
-    pub card: (f32, f32),
     /// Each found card's cell (`None` for one no neighbour placed).
     pub of_found: Vec<Option<Cell>>,
 }
@@ -245,7 +243,6 @@ impl Lattice {
             },
         );
         let card = (median(a).unwrap_or(w), median(b).unwrap_or(w * 1.4));
-        lat.card = card;
         // The reference: the card nearest the middle of all cards.
         let mid = found.iter().fold((0.0, 0.0), |m, f| {
             add(m, scale(f.quad.centre(), 1.0 / found.len() as f32))
@@ -462,7 +459,6 @@ impl Lattice {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::geometry::Homography;
 
     /// A card at cell `(c, r)` of a layout turned by `angle` radians, of
     /// `w`×`h` pixels with `gap` (over the card's side) between cards,
@@ -556,7 +552,6 @@ mod tests {
             predicted.corner_distance(&truth) < 2.0,
             "{predicted:?} against {truth:?}"
         );
-        let _ = Homography::square_to(&truth);
     }
 }
 

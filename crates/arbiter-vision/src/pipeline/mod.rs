@@ -161,7 +161,7 @@ mod tests {
     use crate::lattice::tests::card_image;
     use crate::scene::{SceneParams, felt, render};
     use crate::templates::DeckModel;
-    use arbiter_core::table::{Cell, Table, Token};
+    use arbiter_core::table::{Cell, Table};
 
     fn table(text: &str) -> Table {
         Table::parse_grid(text, Cell::new(0, 0)).unwrap()
@@ -235,6 +235,5 @@ mod tests {
         );
         let (rec, _) = read_frame(&s.image, DeckModel::bundled());
         assert!(rec.cells.is_empty(), "{:?}", rec.cells);
-        let _ = Token::Down;
     }
 }

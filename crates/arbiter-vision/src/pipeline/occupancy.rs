@@ -230,21 +230,6 @@ impl BareTable {
     }
 }
 
-/// The share of `points` whose colour the table seldom shows.
-pub fn foreign_points(frame: &RgbImage, points: &[(f32, f32)], table: &TableColours) -> f32 {
-    let (w, h) = frame.dimensions();
-    let mut n = 0u32;
-    let mut foreign = 0u32;
-    for &(x, y) in points {
-        let (x, y) = (x as u32, y as u32);
-        if x < w && y < h {
-            n += 1;
-            foreign += u32::from(table.foreign(&frame.get_pixel(x, y).0, RARE));
-        }
-    }
-    foreign as f32 / n.max(1) as f32
-}
-
 /// A colour shown in fewer than this share of the band's stretches is
 /// foreign to the table.
 const RARE: f32 = 0.25;
