@@ -207,20 +207,21 @@ mod tests {
         }
     }
 
-    /// A frame reads the same every time (no stage may depend on a hash
-    /// map's order).
+    /// A frame reads the same every time: no stage may depend on a hash
+    /// map's order. (On this frame of the varied sets, a cell's shape once
+    /// taken from the lattice's map changed the reading between runs.)
     #[test]
     fn a_frame_reads_the_same_every_time() {
-        let t = table("wK bQ ## rB\nuN yP wR ##\n## wN bP yR\n");
-        let params = SceneParams {
-            pitch_px: 70.0,
-            layout_rotation_deg: 35.0,
-            ..SceneParams::clean()
-        };
-        let s = render(&t, &params, &card_image, &felt(128, 3));
-        let first = read_frame(&s.image, DeckModel::bundled()).0;
-        for _ in 0..3 {
-            assert_eq!(read_frame(&s.image, DeckModel::bundled()).0, first);
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let deck =
+            DeckModel::learn_dir(&root.join("fixtures/decks/stand-in")).expect("the deck learns");
+        let frame = image::open(root.join("fixtures/tables/light/007.jpg"))
+            .expect("the frame decodes")
+            .to_rgb8();
+        let first = read_frame(&frame, &deck).0;
+        assert!(first.cells.len() > 10, "{first:?}");
+        for _ in 0..5 {
+            assert_eq!(read_frame(&frame, &deck).0, first);
         }
     }
 
