@@ -8,19 +8,79 @@
 use std::collections::HashMap;
 
 use arbiter::vision::cards::{Identify, rectify};
+use arbiter::vision::pipeline::faces::{CardCells, Faces, frame_white};
+use arbiter::vision::pipeline::geometry::Quad;
 use arbiter_testkit::fixtures::tables::{DeckModels, rendered_frames};
+
+/// The faces of a fixture deck, for the staged reader's identifier.
+fn faces_of(deck: &str) -> Faces {
+    if deck == "printed" {
+        return Faces::learn(&arbiter::vision::templates::printable_faces());
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/decks")
+        .join(deck);
+    let mut faces = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let stem = p.file_stem().unwrap().to_str().unwrap().to_string();
+        let token = if stem == "back" {
+            arbiter_core::table::Token::Down
+        } else {
+            match arbiter_core::table::Token::parse(&stem) {
+                Ok(Some(t)) => t,
+                _ => continue,
+            }
+        };
+        faces.push((token, image::open(&p).unwrap().to_rgb8()));
+    }
+    Faces::learn(&faces)
+}
 
 fn main() {
     let mut models = DeckModels::default();
-    let mut by: HashMap<String, [usize; 4]> = HashMap::new();
+    let mut staged: HashMap<String, Faces> = HashMap::new();
+    let (mut patched_time, mut staged_time, mut cards) =
+        (Default::default(), Default::default(), 0u32);
+    let mut by: HashMap<String, [usize; 7]> = HashMap::new();
     for (scene, fac) in rendered_frames() {
         let deck = fac.deck.clone();
         let model = models.get(&deck).unwrap();
+        let white = frame_white(&scene.image);
         for t in &scene.truth {
             if t.visible < 0.99 {
                 continue;
             }
+            let clock = std::time::Instant::now();
             let (tok, _) = model.identify_in(&scene.image, &t.corners_px);
+            patched_time += clock.elapsed();
+            let top = model.top_guess_in(&scene.image, &t.corners_px);
+            let look = model.nearest_in(&scene.image, &t.corners_px).map(|n| n.0);
+            let faces = staged
+                .entry(deck.clone())
+                .or_insert_with(|| faces_of(&deck));
+            let clock = std::time::Instant::now();
+            let new = CardCells::read(&scene.image, &Quad(t.corners_px), white)
+                .map(|c| faces.fits(&c)[0].token);
+            staged_time += clock.elapsed();
+            cards += 1;
+            if let Ok(dir) = std::env::var("CONFUSIONS")
+                && new != Some(t.token)
+                && !washed_blank(&scene.image, &t.corners_px)
+            {
+                let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+                let name = format!(
+                    "{dir}/{n:03}-{}-as-{}-{}-{}-{}-{:.0}px.png",
+                    t.token,
+                    new.map_or("none".into(), |x| x.to_string()),
+                    fac.deck,
+                    fac.light,
+                    fac.surface,
+                    fac.card_px
+                );
+                let card = arbiter::vision::cards::rectify(&scene.image, &t.corners_px);
+                let _ = card.save(name.replace('?', "q"));
+            }
             let k = match tok {
                 Some(x) if x == t.token => 0,
                 Some(_) => 1,
@@ -41,19 +101,31 @@ fn main() {
                 let e = by.entry(key).or_default();
                 e[k] += 1;
                 e[3] += 1;
+                e[4] += usize::from(top == Some(t.token));
+                e[5] += usize::from(look == Some(t.token));
+                e[6] += usize::from(new == Some(t.token));
             }
         }
     }
+    let per = |d: std::time::Duration| d.as_secs_f64() * 1e3 / f64::from(cards.max(1));
+    println!(
+        "per card: patched reader {:.3} ms, staged one look {:.3} ms",
+        per(patched_time),
+        per(staged_time)
+    );
     let mut keys: Vec<_> = by.keys().cloned().collect();
     keys.sort();
     for k in keys {
         let e = by[&k];
         println!(
-            "{k:24} {:5} cards  right {:5.1}%  wrong {:3}  unread {:5.1}%",
+            "{k:24} {:5} cards  right {:5.1}%  wrong {:3}  unread {:5.1}%  top-1 {:5.1}%  one look {:5.1}%  staged {:5.1}%",
             e[3],
             100.0 * e[0] as f32 / e[3] as f32,
             e[1],
-            100.0 * e[2] as f32 / e[3] as f32
+            100.0 * e[2] as f32 / e[3] as f32,
+            100.0 * e[4] as f32 / e[3] as f32,
+            100.0 * e[5] as f32 / e[3] as f32,
+            100.0 * e[6] as f32 / e[3] as f32
         );
     }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// The staged reader's modules in the order a frame flows through them;
 /// the helpers first.
-const STAGES: [&str; 10] = [
+const STAGES: [&str; 11] = [
     "geometry",
     "plane",
     "regions",
@@ -20,6 +20,7 @@ const STAGES: [&str; 10] = [
     "finding",
     "lattice",
     "occupancy",
+    "faces",
     "identify",
     "reading",
     "mod",

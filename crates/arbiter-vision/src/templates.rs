@@ -1113,6 +1113,14 @@ impl DeckModel {
         self.judge_sampled(sample(card).as_ref())
     }
 
+    /// The nearest kind at its best shift under `corners`, with no test of
+    /// margin, blocks or ink: the top-1 guess, for measuring how far the
+    /// features alone can tell cards apart (`examples/read_at_truth`).
+    pub fn top_guess_in(&self, frame: &RgbImage, corners: &Outline) -> Option<Token> {
+        let face = WideFace::of(frame, corners)?;
+        self.judge_sampled(face.fine(1.0).as_ref()).token
+    }
+
     /// [`Self::judge_fine`], or no judgement of a card too small to sample.
     fn judge_sampled(&self, fine: Option<&Fine>) -> Judgement {
         fine.map_or_else(Judgement::default, |f| self.judge_fine(f))

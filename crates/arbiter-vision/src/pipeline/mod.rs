@@ -17,6 +17,7 @@
 //! [`geometry`], [`plane`] and [`regions`] are helpers the stages share;
 //! they import no stage.
 
+pub mod faces;
 pub mod finding;
 pub mod geometry;
 pub mod identify;
