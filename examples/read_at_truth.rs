@@ -4,6 +4,14 @@
 //! finder or on the reader. Cards under a hand are left out. Cards whose
 //! face a glare has washed blank (nothing but clipped white left inside
 //! their outline: no one could name them) are counted apart too.
+//!
+//! Beside the patched reader's deck model (named, and its nearest kind
+//! with no test of margin: "top-1"; and one look with no search), the
+//! staged reader's face model (`pipeline::faces`): its nearest kind
+//! ("staged") and what it names. `CONFUSIONS=DIR` saves each card whose
+//! face shows but whose nearest staged kind is wrong, rectified;
+//! `MARGINS=FILE` writes each card's staged fit (right, cost, margin,
+//! glare, worst block), to set the naming thresholds from.
 //! `cargo run --release --example read_at_truth` (about 100 s).
 use std::collections::HashMap;
 
@@ -40,9 +48,10 @@ fn faces_of(deck: &str) -> Faces {
 fn main() {
     let mut models = DeckModels::default();
     let mut staged: HashMap<String, Faces> = HashMap::new();
+    let mut margins: Vec<(u8, f32, f32, u8, f32)> = Vec::new();
     let (mut patched_time, mut staged_time, mut cards) =
         (Default::default(), Default::default(), 0u32);
-    let mut by: HashMap<String, [usize; 7]> = HashMap::new();
+    let mut by: HashMap<String, [usize; 9]> = HashMap::new();
     for (scene, fac) in rendered_frames() {
         let deck = fac.deck.clone();
         let model = models.get(&deck).unwrap();
@@ -60,9 +69,20 @@ fn main() {
                 .entry(deck.clone())
                 .or_insert_with(|| faces_of(&deck));
             let clock = std::time::Instant::now();
-            let new = CardCells::read(&scene.image, &Quad(t.corners_px), white)
-                .map(|c| faces.fits(&c)[0].token);
+            let named =
+                CardCells::read(&scene.image, &Quad(t.corners_px), white).map(|c| faces.name(&c));
+            let new = named.map(|n| n.best.token);
+            let said = named.and_then(|n| n.token);
             staged_time += clock.elapsed();
+            if let Some(n) = named {
+                margins.push((
+                    u8::from(n.best.token == t.token),
+                    n.best.cost,
+                    n.margin,
+                    u8::from(n.glare),
+                    n.best.worst_block,
+                ));
+            }
             cards += 1;
             if let Ok(dir) = std::env::var("CONFUSIONS")
                 && new != Some(t.token)
@@ -104,6 +124,8 @@ fn main() {
                 e[4] += usize::from(top == Some(t.token));
                 e[5] += usize::from(look == Some(t.token));
                 e[6] += usize::from(new == Some(t.token));
+                e[7] += usize::from(said == Some(t.token));
+                e[8] += usize::from(said.is_some_and(|s| s != t.token));
             }
         }
     }
@@ -113,19 +135,28 @@ fn main() {
         per(patched_time),
         per(staged_time)
     );
+    if let Ok(path) = std::env::var("MARGINS") {
+        let text: String = margins
+            .iter()
+            .map(|m| format!("{} {} {} {} {}\n", m.0, m.1, m.2, m.3, m.4))
+            .collect();
+        std::fs::write(path, text).unwrap();
+    }
     let mut keys: Vec<_> = by.keys().cloned().collect();
     keys.sort();
     for k in keys {
         let e = by[&k];
         println!(
-            "{k:24} {:5} cards  right {:5.1}%  wrong {:3}  unread {:5.1}%  top-1 {:5.1}%  one look {:5.1}%  staged {:5.1}%",
+            "{k:24} {:5} cards  right {:5.1}%  wrong {:3}  unread {:5.1}%  top-1 {:5.1}%  one look {:5.1}%  staged {:5.1}%  named {:5.1}% wrong {:3}",
             e[3],
             100.0 * e[0] as f32 / e[3] as f32,
             e[1],
             100.0 * e[2] as f32 / e[3] as f32,
             100.0 * e[4] as f32 / e[3] as f32,
             100.0 * e[5] as f32 / e[3] as f32,
-            100.0 * e[6] as f32 / e[3] as f32
+            100.0 * e[6] as f32 / e[3] as f32,
+            100.0 * e[7] as f32 / e[3] as f32,
+            e[8]
         );
     }
 }

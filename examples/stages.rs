@@ -14,6 +14,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use arbiter_testkit::fixtures::tables::{DeckModels, factors, render_frame, table_sets};
+use arbiter_vision::cards::rectify;
 use arbiter_vision::pipeline::geometry::{Quad, dist};
 use arbiter_vision::pipeline::{StageTimes, trace_frame};
 
@@ -26,6 +27,8 @@ struct Tally {
     occupied: usize,
     occ_phantoms: usize,
     named: usize,
+    /// Cards read as another kind where they lie.
+    misnamed: usize,
 }
 
 fn main() {
@@ -63,6 +66,25 @@ fn main() {
                 tally.named += usize::from(t.identified.iter().any(|i| {
                     i.token == Some(c.token) && dist(i.quad.centre(), truth.centre()) < 0.3 * w
                 }));
+                for i in t.identified.iter().filter(|i| {
+                    i.token.is_some_and(|x| x != c.token)
+                        && dist(i.quad.centre(), truth.centre()) < 0.3 * w
+                }) {
+                    tally.misnamed += 1;
+                    if let Ok(dir) = std::env::var("DUMP_WRONG") {
+                        let err = i.quad.corner_distance(&truth) / w;
+                        let name = format!(
+                            "{dir}/{}-{n:03}-{}-as-{}-off{:.2}",
+                            set.name,
+                            c.token,
+                            i.token.map_or("none".into(), |x| x.to_string()),
+                            err
+                        )
+                        .replace('#', "b");
+                        let _ = rectify(&img, &i.quad.0).save(format!("{name}-read.png"));
+                        let _ = rectify(&img, &c.corners_px).save(format!("{name}-true.png"));
+                    }
+                }
             }
             let phantom = |q: &Quad| {
                 !scene.truth.iter().any(|c| {
@@ -114,6 +136,7 @@ fn main() {
                 e.occupied += tally.occupied;
                 e.occ_phantoms += tally.occ_phantoms;
                 e.named += tally.named;
+                e.misnamed += tally.misnamed;
             }
         }
     }
@@ -123,7 +146,7 @@ fn main() {
     let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     for (k, t) in &by {
         println!(
-            "{k:24} {:>4} frames {:>5} cards  found {:>5.1}% ({:>4} phantoms)  occupied {:>5.1}% ({:>4} phantoms)  named {:>5.1}%",
+            "{k:24} {:>4} frames {:>5} cards  found {:>5.1}% ({:>4} phantoms)  occupied {:>5.1}% ({:>4} phantoms)  named {:>5.1}% (misnamed {:>3})",
             t.frames,
             t.cards,
             pct(t.found, t.cards),
@@ -131,6 +154,7 @@ fn main() {
             pct(t.occupied, t.cards),
             t.occ_phantoms,
             pct(t.named, t.cards),
+            t.misnamed,
         );
     }
     let quantile = |mut v: Vec<Duration>, q: usize| {
