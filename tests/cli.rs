@@ -285,3 +285,51 @@ fn the_installed_binary_works_from_any_folder_and_writes_a_log() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `play` with no terminal (a container without `-t`, a service, CI) says
+/// in one line that the view needs one and what to run instead, exits 2,
+/// and writes nothing: no journal for `--resume` to pick, no log.
+#[test]
+fn play_without_a_terminal_says_so_and_writes_nothing() {
+    let home = std::env::temp_dir().join(format!("arbiter-noterm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    for args in [
+        &["play"][..],
+        &["play", "--input", "mock"],
+        &["play", "--resume"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .env("HOME", &home)
+            .env("XDG_DATA_HOME", home.join("data"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the binary runs");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("needs a terminal") && err.contains("arbiter watch"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let written: Vec<_> = walk(&home);
+    assert!(written.is_empty(), "{written:?}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

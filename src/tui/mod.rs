@@ -730,10 +730,65 @@ fn mock_key(key: KeyEvent) -> Option<MockKey> {
     })
 }
 
-/// Runs the view until the players quit. Restores the terminal on the way
-/// out, panics included (ratatui::run).
-pub fn run(mut app: App) -> io::Result<()> {
-    ratatui::run(|terminal| {
+/// The terminal the view draws on, in raw mode on the alternate screen;
+/// given back as it was when dropped (and on a panic: ratatui's hook).
+/// Opened before anything of a game is written, so that a run with no
+/// terminal leaves nothing behind.
+pub struct Screen(ratatui::DefaultTerminal);
+
+/// Why the view cannot be shown.
+#[derive(Debug, thiserror::Error)]
+pub enum NoScreen {
+    #[error(
+        "the view needs a terminal, and standard {0} is not one: referee without it with \
+         `arbiter watch --input …`, or replay a script with `arbiter replay FILE`"
+    )]
+    NotATerminal(&'static str),
+    #[error("cannot open the terminal: {0}")]
+    Open(io::Error),
+}
+
+impl Screen {
+    /// Whether the view could be shown here: standard input and output are
+    /// both a terminal. Opens nothing.
+    pub fn check() -> Result<(), NoScreen> {
+        use std::io::IsTerminal;
+        if !io::stdin().is_terminal() {
+            return Err(NoScreen::NotATerminal("input"));
+        }
+        if !io::stdout().is_terminal() {
+            return Err(NoScreen::NotATerminal("output"));
+        }
+        Ok(())
+    }
+
+    pub fn open() -> Result<Screen, NoScreen> {
+        Screen::check()?;
+        match ratatui::try_init() {
+            Ok(terminal) => Ok(Screen(terminal)),
+            Err(e) => {
+                // Raw mode may be on though the alternate screen failed.
+                ratatui::restore();
+                Err(NoScreen::Open(e))
+            }
+        }
+    }
+
+    pub(crate) fn terminal(&mut self) -> &mut ratatui::DefaultTerminal {
+        &mut self.0
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}
+
+/// Runs the view on `screen` until the players quit.
+pub fn run(mut app: App, screen: &mut Screen) -> io::Result<()> {
+    let terminal = screen.terminal();
+    {
         loop {
             terminal.draw(|frame| view::draw(&app, frame))?;
             if app.take_bell() {
@@ -759,5 +814,5 @@ pub fn run(mut app: App) -> io::Result<()> {
             }
             app.on_tick(Instant::now());
         }
-    })
+    }
 }

@@ -206,8 +206,12 @@ fn short(e: &str) -> &str {
 
 /// Shows the form until every Battleplan is valid (`Some`) or the players
 /// give up (`None`).
-pub fn run(mut form: SetupForm) -> io::Result<Option<Vec<(Colour, String)>>> {
-    ratatui::run(|terminal| {
+pub fn run(
+    mut form: SetupForm,
+    screen: &mut super::Screen,
+) -> io::Result<Option<Vec<(Colour, String)>>> {
+    let terminal = screen.terminal();
+    {
         loop {
             terminal.draw(|f| form.draw(f))?;
             if let TermEvent::Key(k) = event::read()? {
@@ -218,5 +222,5 @@ pub fn run(mut form: SetupForm) -> io::Result<Option<Vec<(Colour, String)>>> {
                 }
             }
         }
-    })
+    }
 }

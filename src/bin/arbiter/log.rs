@@ -23,7 +23,9 @@ pub fn default_file() -> PathBuf {
 /// Starts the log the command line asks for; whether it goes to a file
 /// (else to stderr, where `main` reports failures itself).
 pub fn init(cli: &Cli) -> Result<bool> {
-    let view = matches!(cli.command, Command::Play(_));
+    // The view's log goes to a file, as the view holds the terminal; with
+    // no terminal there is no view, and `play` only says so on stderr.
+    let view = matches!(cli.command, Command::Play(_)) && arbiter::tui::Screen::check().is_ok();
     let file = cli.log.clone().or_else(|| view.then(default_file));
     match file {
         Some(path) => to_file(&path, cli.log_level.unwrap_or(Level::INFO)).map(|()| true),

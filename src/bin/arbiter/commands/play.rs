@@ -12,7 +12,7 @@ use arbiter::journal::{Journal, Resumed};
 use arbiter::replay::referee_for;
 use arbiter::script::Script;
 use arbiter::table::Colour;
-use arbiter::tui::{App, Source};
+use arbiter::tui::{App, Screen, Source};
 
 use super::device::{self, DeviceSettings};
 use super::replay::{DEMO_NAME, demo, step_delay};
@@ -41,6 +41,9 @@ struct Plan {
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
+    // Before anything is opened or written: with no terminal there is no
+    // game to keep.
+    Screen::check()?;
     let mut delay = step_delay(args.step_delay)?;
     let seed = args.seed.unwrap_or_else(clock_seed);
     let plan = match &args.resume {
@@ -141,6 +144,9 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
         Src::Mat(cfg) => Source::Live(mat::spawn(cfg)),
         Src::Live(live) => Source::Live(live),
     };
+    // The screen opens before the journal is made: a terminal that cannot
+    // be used leaves no empty game for `--resume` to find.
+    let mut screen = Screen::open()?;
     let (journal, observations) = match resumed {
         Some((journal, resumed)) => (journal, resumed.records),
         None => {
@@ -155,7 +161,8 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
     tracing::info!(source = %name, journal = %journal_path, "the view starts");
     let mut app = App::new(referee, source, name, Some(journal), args.quiet).with_seed(seed);
     app.restore(&observations);
-    arbiter::tui::run(app).context("the terminal")?;
+    arbiter::tui::run(app, &mut screen).context("the terminal")?;
+    drop(screen);
     eprintln!("arbiter: the game is kept in {journal_path}");
     Ok(())
 }

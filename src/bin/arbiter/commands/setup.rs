@@ -104,7 +104,8 @@ fn en_prise(args: &PlayArgs, seed: u64) -> Result<GameSetup> {
     let plans = if players.iter().all(|c| known.iter().any(|(k, _)| k == c)) {
         known
     } else {
-        arbiter::tui::setup::run(SetupForm::new(players.clone(), &known, seed))
+        let mut screen = arbiter::tui::Screen::open()?;
+        arbiter::tui::setup::run(SetupForm::new(players.clone(), &known, seed), &mut screen)
             .context("the terminal")?
             .context("setup cancelled: no game started")?
     };
