@@ -262,8 +262,8 @@ fn the_installed_binary_works_from_any_folder_and_writes_a_log() {
     let o = run(&["replay", "game.toml"]);
     assert!(o.status.success(), "{}", stderr(&o));
     // A mat on a port that is not there: the registry is the bundled one,
-    // the game is set up from the file named here, and the log says why
-    // the mat never came.
+    // the game is set up from the file named here, and the command fails
+    // (exit 2) with the log saying why the mat never came.
     let o = run(&[
         "--log",
         "arbiter.log",
@@ -276,7 +276,7 @@ fn the_installed_binary_works_from_any_folder_and_writes_a_log() {
         "game.toml",
         "--no-reconnect",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!stderr(&o).contains("registry"), "{}", stderr(&o));
     let log = std::fs::read_to_string(here.join("arbiter.log")).expect("the log is written");
     assert!(
@@ -332,4 +332,53 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+/// A serial port that is not there, at the start, is an error at once
+/// (exit 2, one line naming the port and the ports this machine has), not
+/// retried for ever; with `--no-reconnect` too.
+#[test]
+fn a_missing_serial_port_fails_at_once_naming_the_ports_there_are() {
+    for extra in [&[][..], &["--no-reconnect"]] {
+        let mut args = vec![
+            "watch",
+            "--input",
+            "serial:/dev/arbiter-no-such-port",
+            "--setup",
+            SHARED,
+        ];
+        args.extend_from_slice(extra);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        // A hang is the failure looked for: it is killed, not waited on.
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(30) {
+                let _ = child.kill();
+                panic!("{args:?}: still retrying after 30 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("/dev/arbiter-no-such-port: cannot open")
+                && (err.contains("the serial ports here are")
+                    || err.contains("shows no serial port")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains('\u{1b}'),
+            "no colour codes off a terminal: {err:?}"
+        );
+        // The OS's reason once, not once per layer.
+        assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    }
 }

@@ -94,7 +94,7 @@ fn through_the_mat(
     let mut mat_cfg = MatConfig::new(path, Registry::simulated());
     mat_cfg.settle = Duration::from_millis(40);
     mat_cfg.reconnect = true;
-    let live = mat::spawn(mat_cfg);
+    let live = mat::spawn(mat_cfg).expect("the simulated mat's port opens");
     let mut referee = referee_for(script).unwrap();
     let mut events = referee.start();
     let mut step = 0;
@@ -403,6 +403,117 @@ fn the_cli_pipeline_simulate_then_watch_gives_replays_events() {
     assert_eq!(got, want);
 }
 
+/// The simulator waiting for a host to open its port sleeps between
+/// looks: in two seconds with nobody there it uses a small share of that
+/// in processor time (a spinning loop used two thirds of a core).
+#[test]
+fn the_simulator_waiting_for_a_host_does_not_spin() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("fixtures/scenarios/enprise/demo.toml");
+    let link = link();
+    let mut sim = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["mat", "simulate", "--link"])
+        .arg(&link)
+        .arg(&script)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", sim.id())).unwrap();
+    let _ = sim.kill();
+    let _ = sim.wait();
+    // Fields 14 and 15 (after the parenthesised name): user and system
+    // time in clock ticks.
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    let per_second: u64 = String::from_utf8(
+        std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .parse()
+    .unwrap();
+    let busy = ticks as f64 / per_second as f64;
+    // Processor time cannot run ahead of the wall clock, however slow the
+    // machine: a spin fails this, a sleeping loop never does.
+    assert!(busy < 0.4, "{busy:.2} s of processor time in 2 s");
+}
+
+/// A mat lost during a game is reopened with a wait that grows, and each
+/// attempt is one line on stderr (its number and the next wait), not a
+/// log line beside it.
+#[test]
+fn a_mat_lost_in_a_game_is_retried_one_line_an_attempt_with_a_growing_wait() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("fixtures/scenarios/enprise/demo.toml");
+    let bin = env!("CARGO_BIN_EXE_arbiter");
+    let link = link();
+    let mut sim = std::process::Command::new(bin)
+        .args(["mat", "simulate", "--gap-ms", "20", "--link"])
+        .arg(&link)
+        .arg(&script)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(sim.stdout.as_mut().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    let mut watch = std::process::Command::new(bin)
+        .args(["watch", "--settle-ms", "20", "--input"])
+        .arg(format!("serial:{}", first.trim()))
+        .arg("--setup")
+        .arg(&script)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The simulator plays its script and closes the port; the host then
+    // retries: about 0.25 + 0.5 + 1 + 2 s of waits in the next 5 s.
+    assert!(sim.wait().unwrap().success());
+    std::thread::sleep(Duration::from_secs(5));
+    let _ = watch.kill();
+    let out = watch.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let attempts: Vec<&str> = err.lines().filter(|l| l.contains("reconnecting")).collect();
+    assert!(
+        (3..=6).contains(&attempts.len()),
+        "{} attempts in 5 s:\n{err}",
+        attempts.len()
+    );
+    for (i, line) in attempts.iter().enumerate() {
+        assert!(line.contains(&format!("(attempt {})", i + 1)), "{line}");
+    }
+    let waits: Vec<f32> = attempts
+        .iter()
+        .filter_map(|l| {
+            l.split("trying again in ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert!(waits.windows(2).all(|w| w[1] > w[0]), "{waits:?}");
+    assert!(
+        !err.lines()
+            .any(|l| l.contains("WARN") || l.contains("INFO")),
+        "{err}"
+    );
+}
+
 #[test]
 fn register_learns_each_card_laid_alone() {
     // A script that lays every white card alone and lifts it, in deck order.
@@ -517,7 +628,7 @@ fn tables_through_the_mat(script: &Script, t: Transients, protocol: u8) -> Vec<T
     let mut mat_cfg = MatConfig::new(path, Registry::simulated());
     mat_cfg.settle = Duration::from_millis(40);
     mat_cfg.reconnect = false;
-    let live = mat::spawn(mat_cfg);
+    let live = mat::spawn(mat_cfg).expect("the simulated mat's port opens");
     let mut tables: Vec<Table> = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {

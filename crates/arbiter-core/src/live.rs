@@ -77,8 +77,11 @@ fn log(source: &str, ev: &LiveEvent) {
             "settled table"
         ),
         LiveEvent::Observation(o) => tracing::debug!(source, input = o.kind(), "observation"),
+        // Each attempt is one line to the player already (the view's status
+        // line, `watch`'s stderr): the log keeps them without repeating
+        // them on stderr.
         LiveEvent::Health(Health::Reconnecting(why)) => {
-            tracing::warn!(source, why, "device lost, reconnecting")
+            tracing::info!(source, why, "device lost, reconnecting")
         }
         LiveEvent::Health(Health::Stalled(why)) => tracing::warn!(source, why, "stalled"),
         LiveEvent::Health(Health::Ended) | LiveEvent::Ended => tracing::info!(source, "ended"),

@@ -455,17 +455,64 @@ impl MatHost {
 
 /// Runs the mat on a thread: opens the port, greets, scans, reports, and
 /// reconnects with backoff when the port goes away (unless told not to).
-pub fn spawn(cfg: MatConfig) -> Live {
+pub fn spawn(cfg: MatConfig) -> Result<Live, OpenError> {
+    // The port is opened here, not on the thread: one that cannot be
+    // opened at the start is a mistyped name or an unplugged mat, told to
+    // the player at once, not retried for ever. Reconnecting is for a mat
+    // lost during a game.
+    let port = open_port(&cfg.port).map_err(|why| OpenError {
+        port: cfg.port.display().to_string(),
+        why,
+        present: serial_ports(),
+    })?;
     let (tx, rx) = mpsc::channel();
     let (led_tx, led_rx) = mpsc::channel::<Vec<Led>>();
     let name = format!("mat {}", cfg.port.display());
     let reporter = Reporter::new(tx, name.clone());
-    std::thread::spawn(move || run(cfg, reporter, led_rx));
-    Live {
+    std::thread::spawn(move || run(cfg, reporter, led_rx, port));
+    Ok(Live {
         name,
         events: rx,
         leds: Some(led_tx),
+    })
+}
+
+/// A mat's port that could not be opened at the start.
+#[derive(Debug, thiserror::Error)]
+#[error("{port}: cannot open: {why}; {}", present_ports(present))]
+pub struct OpenError {
+    pub port: String,
+    /// Not a `source`: the message already says it, once.
+    pub why: serialport::Error,
+    /// The serial ports this machine shows, to choose from.
+    pub present: Vec<String>,
+}
+
+fn present_ports(present: &[String]) -> String {
+    if present.is_empty() {
+        "this machine shows no serial port (is the mat plugged in?)".into()
+    } else {
+        format!("the serial ports here are {}", present.join(", "))
     }
+}
+
+/// The serial ports this machine shows (USB adapters, built-in ports).
+pub fn serial_ports() -> Vec<String> {
+    let mut names: Vec<String> = serialport::available_ports()
+        .map(|ps| ps.into_iter().map(|p| p.port_name).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+type Port = Box<dyn serialport::SerialPort>;
+
+fn open_port(path: &std::path::Path) -> Result<Port, serialport::Error> {
+    serialport::new(path.to_string_lossy(), 115_200)
+        .timeout(Duration::from_millis(10))
+        // Not exclusive: a restarted host must be able to open it again.
+        .exclusive(false)
+        .open()
 }
 
 /// Why a mat driven on the caller's thread stopped.
@@ -564,13 +611,28 @@ enum SessionEnd {
     Unwanted,
 }
 
-fn run(cfg: MatConfig, tx: Reporter, leds: Receiver<Vec<Led>>) {
-    let mut backoff = Duration::from_millis(100);
+/// The first wait before reopening a lost port, and the longest: each
+/// failed attempt doubles it.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
+
+fn run(cfg: MatConfig, tx: Reporter, leds: Receiver<Vec<Led>>, first: Port) {
+    let mut backoff = FIRST_BACKOFF;
+    let mut attempt = 0u32;
     // The lights to show: a mat that comes back has forgotten them.
     let mut lit: Vec<Led> = Vec::new();
+    let mut port = Some(first);
     loop {
         let started = Instant::now();
-        match session(&cfg, &tx, &leds, &mut lit) {
+        let opened = match port.take() {
+            Some(p) => Ok(p),
+            None => open_port(&cfg.port),
+        };
+        let end = match opened {
+            Ok(p) => session(p, &cfg, &tx, &leds, &mut lit),
+            Err(e) => SessionEnd::Lost(format!("cannot open: {e}")),
+        };
+        match end {
             SessionEnd::Unwanted => return,
             SessionEnd::Lost(why) => {
                 if !cfg.reconnect {
@@ -578,38 +640,36 @@ fn run(cfg: MatConfig, tx: Reporter, leds: Receiver<Vec<Led>>) {
                     let _ = tx.send(LiveEvent::Ended);
                     return;
                 }
+                // A session that ran a while earns a quick retry.
+                if started.elapsed() > Duration::from_secs(5) {
+                    backoff = FIRST_BACKOFF;
+                    attempt = 0;
+                }
+                attempt += 1;
+                let why = format!(
+                    "{why}; trying again in {:.1} s (attempt {attempt})",
+                    backoff.as_secs_f32()
+                );
                 if tx
                     .send(LiveEvent::Health(Health::Reconnecting(why)))
                     .is_err()
                 {
                     return;
                 }
-                // A session that ran a while earns a quick retry.
-                if started.elapsed() > Duration::from_secs(5) {
-                    backoff = Duration::from_millis(100);
-                }
                 std::thread::sleep(backoff);
-                backoff = (backoff * 2).min(Duration::from_secs(2));
+                backoff = (backoff * 2).min(MAX_BACKOFF);
             }
         }
     }
 }
 
 fn session(
+    mut port: Port,
     cfg: &MatConfig,
     tx: &Reporter,
     leds: &Receiver<Vec<Led>>,
     lit: &mut Vec<Led>,
 ) -> SessionEnd {
-    let mut port = match serialport::new(cfg.port.to_string_lossy(), 115_200)
-        .timeout(Duration::from_millis(10))
-        // Not exclusive: a restarted host must be able to open it again.
-        .exclusive(false)
-        .open()
-    {
-        Ok(p) => p,
-        Err(e) => return SessionEnd::Lost(format!("cannot open: {e}")),
-    };
     tracing::info!(port = %cfg.port.display(), "port open, greeting the mat");
     let opened = Instant::now();
     let mut host = MatHost::new(cfg.registry.clone(), cfg.settle, opened);

@@ -579,11 +579,20 @@ impl<'a> Mat<'a> {
     /// answered, waiting at most until `until`.
     fn service(&mut self, until: Instant) -> io::Result<()> {
         let now = Instant::now();
-        if self.hello && self.host_present && now >= self.last_heartbeat + self.cfg.heartbeat {
+        let beating = self.hello && self.host_present;
+        if beating && now >= self.last_heartbeat + self.cfg.heartbeat {
             self.heartbeat()?;
         }
+        // The next heartbeat bounds the wait only while one is sent: with no
+        // host, the last one lies in the past and would make every wait
+        // zero (a spinning core while the mat waits to be opened).
+        let next_beat = if beating {
+            self.last_heartbeat + self.cfg.heartbeat
+        } else {
+            until
+        };
         let wait = until
-            .min(self.last_heartbeat + self.cfg.heartbeat)
+            .min(next_beat)
             .saturating_duration_since(now)
             .min(POLL_SLICE);
         let Some(port) = &self.port else {

@@ -30,8 +30,12 @@ pub fn init(cli: &Cli) -> Result<bool> {
     match file {
         Some(path) => to_file(&path, cli.log_level.unwrap_or(Level::INFO)).map(|()| true),
         None => {
+            use std::io::IsTerminal;
             tracing_subscriber::fmt()
                 .with_writer(std::io::stderr)
+                // Colour only for a person at a terminal, not in a file or
+                // a pipe that stderr was sent to.
+                .with_ansi(std::io::stderr().is_terminal())
                 .with_max_level(cli.log_level.unwrap_or(Level::WARN))
                 .with_target(false)
                 .init();

@@ -79,7 +79,7 @@ pub fn vision_config(s: &DeviceSettings) -> VisionConfig {
 /// Opens the device `input` names (a mat or a camera).
 pub fn open_with(input: &InputSpec, s: &DeviceSettings) -> Result<Live> {
     match input {
-        InputSpec::Serial(port) => Ok(mat::spawn(mat_config(port, s)?)),
+        InputSpec::Serial(port) => Ok(mat::spawn(mat_config(port, s)?)?),
         InputSpec::Camera(c) => Ok(vision::open(c, &vision_config(s))?),
         other => anyhow::bail!("--input {other}: not a device"),
     }

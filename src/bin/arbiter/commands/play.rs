@@ -141,7 +141,7 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
                 Source::Mock(MockTable::new(&start).with_colours(&colours_of(&setup)))
             }
         }
-        Src::Mat(cfg) => Source::Live(mat::spawn(cfg)),
+        Src::Mat(cfg) => Source::Live(mat::spawn(cfg)?),
         Src::Live(live) => Source::Live(live),
     };
     // The screen opens before the journal is made: a terminal that cannot
