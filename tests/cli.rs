@@ -382,3 +382,35 @@ fn a_missing_serial_port_fails_at_once_naming_the_ports_there_are() {
         assert_eq!(err.matches("No such file").count(), 1, "{err}");
     }
 }
+
+/// A file that is not there is one line naming it, with the OS's reason
+/// said once (not once per layer that passed it on), and exit 2; a setup
+/// file is named by its option, not called a script.
+#[test]
+fn a_missing_file_is_one_line_with_its_reason_once() {
+    for (args, names) in [
+        (
+            &["export", "nosuch.jsonl"][..],
+            "nosuch.jsonl: cannot read the journal",
+        ),
+        (
+            &[
+                "watch",
+                "--input",
+                "frames:fixtures/frames/clean",
+                "--setup",
+                "nosuch.toml",
+            ],
+            "--setup: nosuch.toml: cannot read",
+        ),
+        (&["replay", "nosuch.toml"], "nosuch.toml: cannot read"),
+    ] {
+        let o = arbiter(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+        assert_eq!(err.matches("No such file").count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("script"), "{args:?}: {err}");
+    }
+}

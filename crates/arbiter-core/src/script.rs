@@ -130,7 +130,8 @@ impl Script {
         let text = std::fs::read_to_string(path).map_err(|e| ScriptError {
             file: file.clone(),
             line: 0,
-            message: format!("cannot read the script: {e}"),
+            // A script, or a setup file: the caller says which.
+            message: format!("cannot read: {e}"),
         })?;
         Script::parse(&file, &text)
     }

@@ -25,11 +25,31 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            let line = one_line(&e);
             if to_file {
-                tracing::error!("{e:#}");
+                tracing::error!("{line}");
             }
-            eprintln!("arbiter: {e:#}");
+            eprintln!("arbiter: {line}");
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes on one line, each said once: a layer that
+/// already put its cause's words in its own message (`cannot open the
+/// journal: No such file or directory`) is not followed by the same words
+/// again.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let said = cause.to_string();
+        if line.contains(&said) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&said);
+    }
+    line
 }

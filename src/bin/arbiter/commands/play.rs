@@ -48,7 +48,14 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let seed = args.seed.unwrap_or_else(clock_seed);
     let plan = match &args.resume {
         Some(path) => resumed(&args, path.clone())?,
-        None => fresh(&args, seed, &mut delay)?,
+        None => match fresh(&args, seed, &mut delay) {
+            Ok(plan) => plan,
+            Err(e) if e.is::<setup::Cancelled>() => {
+                eprintln!("arbiter: {e}");
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        },
     };
     start_view(plan, delay, &args, seed)
 }

@@ -48,7 +48,7 @@ pub fn same_game(args: &PlayArgs, file: &Path, script: &Script) -> Result<()> {
 pub fn from_args(args: &PlayArgs, seed: u64) -> Result<Script> {
     if let Some(path) = &args.setup {
         // A table script serves as a setup file too: its steps are not used.
-        let mut script = Script::load(path)?;
+        let mut script = Script::load(path).context("--setup")?;
         same_game(args, path, &script)?;
         script.steps.clear();
         // Checked now, with the file's own name in any message.
@@ -107,7 +107,7 @@ fn en_prise(args: &PlayArgs, seed: u64) -> Result<GameSetup> {
         let mut screen = arbiter::tui::Screen::open()?;
         arbiter::tui::setup::run(SetupForm::new(players.clone(), &known, seed), &mut screen)
             .context("the terminal")?
-            .context("setup cancelled: no game started")?
+            .ok_or(Cancelled)?
     };
     Ok(GameSetup::EnPrise(enprise::Setup {
         players: Some(players),
@@ -148,3 +148,8 @@ fn plain(args: &PlayArgs, game: GameKind) -> Result<GameSetup> {
     }
     Ok(game.default_setup())
 }
+
+/// The players left the Battleplan screen (Esc): a choice, not an error.
+#[derive(Debug, thiserror::Error)]
+#[error("no game started: the Battleplan screen was left")]
+pub struct Cancelled;

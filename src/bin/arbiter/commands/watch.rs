@@ -66,7 +66,7 @@ fn watch_device(
         .setup
         .as_ref()
         .with_context(|| format!("--input {input}: name the game with --setup FILE"))?;
-    let setup = Script::load(setup_path)?;
+    let setup = Script::load(setup_path).context("--setup")?;
     let journal = match journal {
         Some(p) => Some(Journal::create(&p, &setup.setup_toml())?),
         None => None,

@@ -1,0 +1,156 @@
+//! The `arbiter` binary on a real pseudo-terminal, as a player at a
+//! terminal runs it: keys in, screen out.
+
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::pty::{OpenptyResult, Winsize, openpty};
+
+/// The binary run on a fresh 120×40 terminal in a home of its own.
+struct OnTerminal {
+    child: std::process::Child,
+    master: std::fs::File,
+    home: std::path::PathBuf,
+    screen: Vec<u8>,
+}
+
+impl OnTerminal {
+    fn start(args: &[&str]) -> OnTerminal {
+        let size = Winsize {
+            ws_row: 40,
+            ws_col: 120,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let OpenptyResult { master, slave } = openpty(Some(&size), None).expect("a pty");
+        let home = std::env::temp_dir().join(format!(
+            "arbiter-pty-{}-{}",
+            std::process::id(),
+            args.join("-").replace('/', "_")
+        ));
+        let _ = std::fs::remove_dir_all(&home);
+        std::fs::create_dir_all(&home).unwrap();
+        let io = |fd: &OwnedFd| Stdio::from(fd.as_fd().try_clone_to_owned().unwrap());
+        let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("HOME", &home)
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("TERM", "xterm-256color")
+            .stdin(io(&slave))
+            .stdout(io(&slave))
+            .stderr(io(&slave))
+            .spawn()
+            .expect("the binary runs");
+        drop(slave);
+        let master = std::fs::File::from(master);
+        set_nonblocking(&master);
+        OnTerminal {
+            child,
+            master,
+            home,
+            screen: Vec::new(),
+        }
+    }
+
+    /// Reads what the program wrote until `text` shows or `limit` passes.
+    fn wait_for(&mut self, text: &str, limit: Duration) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            self.drain();
+            if String::from_utf8_lossy(&self.screen).contains(text) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    fn drain(&mut self) {
+        let mut buf = [0u8; 4096];
+        loop {
+            match self.master.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => self.screen.extend_from_slice(&buf[..n]),
+            }
+        }
+    }
+
+    fn keys(&mut self, bytes: &[u8]) {
+        self.master.write_all(bytes).unwrap();
+    }
+
+    /// The exit code, waiting at most `limit` (then killed: a hang fails).
+    fn exit(&mut self, limit: Duration) -> Option<i32> {
+        let start = Instant::now();
+        loop {
+            self.drain();
+            if let Some(status) = self.child.try_wait().unwrap() {
+                self.drain();
+                return status.code();
+            }
+            if start.elapsed() > limit {
+                let _ = self.child.kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Every file the program left in its home.
+    fn files(&self) -> Vec<std::path::PathBuf> {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else {
+                    out.push(p);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.home, &mut out);
+        out
+    }
+}
+
+impl Drop for OnTerminal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
+
+fn set_nonblocking(f: &std::fs::File) {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = OFlag::from_bits_truncate(fcntl(f, FcntlArg::F_GETFL).unwrap());
+    fcntl(f, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).unwrap();
+}
+
+/// Leaving the Battleplan screen with Esc is a choice: the command says no
+/// game started and exits 0, and no journal is left behind.
+#[test]
+fn esc_on_the_battleplan_screen_starts_no_game_and_is_no_error() {
+    let mut t = OnTerminal::start(&["play", "--input", "mock"]);
+    assert!(
+        t.wait_for("Battleplans", Duration::from_secs(20)),
+        "{}",
+        String::from_utf8_lossy(&t.screen)
+    );
+    t.keys(b"\x1b");
+    let code = t.exit(Duration::from_secs(20));
+    let screen = String::from_utf8_lossy(&t.screen).into_owned();
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(screen.contains("no game started"), "{screen}");
+    let journals: Vec<_> = t
+        .files()
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert!(journals.is_empty(), "{journals:?}");
+}
