@@ -149,6 +149,23 @@ fn help_and_quit_keys() {
     assert!(screen(&app, (100, 30)).contains("Help"));
     app.on_key(key(KeyCode::Esc));
     assert!(!screen(&app, (100, 30)).contains(" Help "));
+    // Any key closes the help, as it says, and does nothing else: the
+    // help's own key, a letter, an arrow, q (which does not also ask to
+    // quit).
+    for k in [
+        KeyCode::Char('?'),
+        KeyCode::Char('x'),
+        KeyCode::Right,
+        KeyCode::Enter,
+        KeyCode::Char('q'),
+    ] {
+        app.on_key(key(KeyCode::Char('?')));
+        assert!(screen(&app, (100, 30)).contains(" Help "), "{k:?}");
+        app.on_key(key(k));
+        let after = screen(&app, (100, 30));
+        assert!(!after.contains(" Help "), "{k:?} left the help open");
+        assert!(!after.contains("Quit?") && !app.should_quit(), "{k:?}");
+    }
     // Mid-game, q asks first; any other key stays.
     app.on_key(key(KeyCode::Char('q')));
     assert!(!app.should_quit());

@@ -420,16 +420,17 @@ impl App {
             }
             return;
         }
+        let interrupt =
+            key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
         if self.help {
-            if matches!(
-                key.code,
-                KeyCode::Char('?') | KeyCode::Esc | KeyCode::Char('q')
-            ) {
-                self.help = false;
-            }
+            // As the help says: any key closes it, and does nothing else
+            // (a `q` read there must not also start quitting), but Ctrl+C,
+            // which quits from anywhere.
+            self.help = false;
+            self.quit = interrupt;
             return;
         }
-        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        if interrupt {
             self.quit = true;
             return;
         }
