@@ -347,3 +347,37 @@ fn a_pending_send_back_is_prompted() {
     assert_eq!(s.matches("~───~").count(), 4, "{s}");
     snapshots("pending_send_back", &app);
 }
+
+/// At 120 columns an En Prise flag's log line is shown whole, wrapped
+/// under its first line, not cut at the panel's edge; and it stays whole
+/// in the log after the flag clears.
+#[test]
+fn an_en_prise_flag_reads_whole_in_the_log_at_120_columns() {
+    let step = first_step(|b| matches!(b, EventBody::Flag(_)));
+    let mut app = demo_app(step + 1);
+    let flag = app
+        .events()
+        .iter()
+        .find(|e| e.step == step && matches!(e.body, EventBody::Flag(_)))
+        .expect("the demo's first flag")
+        .to_string();
+    let words = |s: &str| -> Vec<String> { s.split_whitespace().map(str::to_string).collect() };
+    let whole = |app: &App| {
+        // The log's words in order, read off the screen's right panel.
+        let text = screen(app, (120, 40));
+        let panel: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.rsplit_once('│').map(|(a, _)| a.to_string()))
+            .filter_map(|l| l.rsplit_once('│').map(|(_, b)| b.to_string()))
+            .collect();
+        let shown = words(&panel.join(" ")).join(" ");
+        let want = words(flag.trim_start_matches("step").trim_start()).join(" ");
+        shown.contains(&want)
+    };
+    assert!(whole(&app), "{flag}\n{}", screen(&app, (120, 40)));
+    let cleared = first_step(|b| matches!(b, EventBody::Cleared { .. }));
+    while app.events().iter().all(|e| e.step < cleared) {
+        app.on_key(key(KeyCode::Char(' ')));
+    }
+    assert!(whole(&app), "{flag}\n{}", screen(&app, (120, 40)));
+}

@@ -752,9 +752,9 @@ fn draw_flags(app: &App, frame: &mut Frame, area: Rect) {
 fn draw_log(app: &App, frame: &mut Frame, area: Rect) {
     let rows_room = area.height.saturating_sub(2) as usize;
     let inner = area.width.saturating_sub(2).max(1) as usize;
-    // On a chessboard the lines (squares, SAN, notes) run long: they wrap,
-    // and the newest that fit are shown. The card board keeps one line per
-    // event, but for notices: what they say is shown nowhere else.
+    // Every event is shown whole: lines that run long (a flag's rule and
+    // cells, a chessboard's squares and SAN, a notice) wrap, and the newest
+    // that fit are shown. A flag's words stay readable after it clears.
     let mut used = 0;
     let mut lines: Vec<Line> = Vec::new();
     for e in app
@@ -773,17 +773,10 @@ fn draw_log(app: &App, frame: &mut Frame, area: Rect) {
         };
         // Wrapped lines hang under the event's first line, so that each
         // event reads as one.
-        let wrap = app.chessboard || matches!(e.body, EventBody::Notice { .. });
-        let rows = if wrap {
-            let mut rows = wrap_words(text, inner.saturating_sub(3));
-            for r in rows.iter_mut().skip(1) {
-                r.insert_str(0, "   ");
-            }
-            rows
-        } else {
-            vec![text.to_string()]
-        };
-        let mut rows = rows;
+        let mut rows = wrap_words(text, inner.saturating_sub(3));
+        for r in rows.iter_mut().skip(1) {
+            r.insert_str(0, "   ");
+        }
         if used + rows.len() > rows_room {
             if used > 0 || rows_room == 0 {
                 break;
