@@ -115,6 +115,49 @@ fn mate() {
     snapshots("mate", &app);
 }
 
+/// The Battleplan screen says what a Battleplan holds before anyone
+/// presses Enter, and an error naming the rule broken is shown whole, at
+/// the smallest terminal too.
+#[test]
+fn the_battleplan_screen_says_what_a_plan_holds_and_shows_its_error_whole() {
+    let mut form = SetupForm::new(vec![Colour::White, Colour::Black], &[], 7);
+    let draw = |form: &SetupForm, (w, h): (u16, u16)| {
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| form.draw(f)).unwrap();
+        // The box's text, its rows joined, border and padding dropped.
+        t.backend()
+            .to_string()
+            .lines()
+            .filter_map(|l| {
+                l.split_once('│')
+                    .map(|(_, r)| r.rsplit_once('│').map_or(r, |x| x.0))
+            })
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for size in [(80, 24), (100, 30)] {
+        let text = draw(&form, size);
+        assert!(
+            text.contains("2 rooks, 2 bishops, 2 knights and 8 pawns (Q, 2R, 2B, 2N, 8P)"),
+            "{size:?}: {text}"
+        );
+    }
+    for c in "QQRRBBNNPPPPPPP".chars() {
+        form.on_key(key(KeyCode::Char(c)));
+    }
+    assert_eq!(form.on_key(key(KeyCode::Enter)), SetupOutcome::Editing);
+    for size in [(80, 24), (100, 30)] {
+        let text = draw(&form, size);
+        assert!(
+            text.contains(
+                "White: a Battleplan holds 1 queen, this one has 2 (EP-DECK: Q, 2 R, 2 B, 2 N, 8 P)"
+            ),
+            "{size:?}: {text}"
+        );
+    }
+}
+
 #[test]
 fn setup_screen() {
     let mut form = SetupForm::new(

@@ -10,7 +10,7 @@ use ratatui::crossterm::event::{
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::games::enprise::{BattleplanError, parse_battleplan};
 use crate::table::Colour;
@@ -143,16 +143,13 @@ impl SetupForm {
     pub fn draw(&self, frame: &mut Frame) {
         let area = frame.area();
         let w = area.width.min(80);
-        let h = (self.players.len() as u16 * 3 + 9).min(area.height);
-        let r = Rect::new(
-            area.x + (area.width - w) / 2,
-            area.y + (area.height - h) / 2,
-            w,
-            h,
-        );
         let mut lines = vec![
-            Line::from("Each player sets the king aside and lays the other 15 cards in a row:"),
-            Line::from("type them in order (Q R B N P), or press F2 to shuffle.").dim(),
+            Line::from(
+                "Each player sets the king aside and lays the other 15 cards in a row: \
+                 the queen, 2 rooks, 2 bishops, 2 knights and 8 pawns (Q, 2R, 2B, 2N, 8P), \
+                 in any order.",
+            ),
+            Line::from("Type them in order (Q R B N P), or press F2 to shuffle.").dim(),
             Line::from(""),
         ];
         for (i, c) in self.players.iter().enumerate() {
@@ -193,8 +190,28 @@ impl SetupForm {
         }
         lines
             .push(Line::from("Tab: next player  Backspace: delete  Enter: start  Esc: quit").dim());
+        // Long lines (the rule, an error naming the rule broken) wrap, and
+        // the box grows to hold them rather than cut them off.
+        let inner = w.saturating_sub(2).max(1) as usize;
+        let rows: usize = lines
+            .iter()
+            .map(|l| {
+                let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+                super::view::wrap_words(&text, inner).len().max(1)
+            })
+            .sum();
+        let h = (rows as u16 + 2).min(area.height);
+        let r = Rect::new(
+            area.x + (area.width - w) / 2,
+            area.y + (area.height - h) / 2,
+            w,
+            h,
+        );
         frame.render_widget(
-            Paragraph::new(lines).block(Block::bordered().title(" Battleplans ")),
+            Paragraph::new(lines)
+                // Not trimmed: the players' rows keep their indent.
+                .wrap(Wrap { trim: false })
+                .block(Block::bordered().title(" Battleplans ")),
             r,
         );
     }

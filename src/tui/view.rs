@@ -1079,7 +1079,7 @@ fn draw_help(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
 
 /// `text` cut into rows of at most `width` characters at spaces (a word
 /// longer than a row is cut).
-fn wrap_words(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let width = width.max(10);
     let mut rows: Vec<String> = vec![String::new()];
     for word in text.split(' ') {
