@@ -112,6 +112,18 @@ fn mate() {
     let app = demo_app(demo().steps.len());
     let s = screen(&app, (100, 30));
     assert!(s.contains("CHECKMATE") && s.contains("White wins"), "{s}");
+    // The mating piece keeps the check's mark, as the help's legend says
+    // ("+ a piece giving check"), not the last action's `>`.
+    let marked = |m: char| {
+        s.lines().any(|l| {
+            l.split('│').nth(1).is_some_and(|board| {
+                ["wK", "wQ", "wR", "wB", "wN", "wP"].iter().any(|p| {
+                    board.contains(&format!("{p}{m}")) || board.contains(&format!("{m}{p}"))
+                })
+            })
+        })
+    };
+    assert!(marked('+'), "{s}");
     snapshots("mate", &app);
 }
 

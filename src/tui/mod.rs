@@ -59,6 +59,8 @@ pub enum Banner {
     },
     Checkmate {
         player: String,
+        /// The pieces that gave the mate: marked as giving check still.
+        attackers: Vec<Cell>,
     },
     GameOver {
         text: String,
@@ -327,10 +329,22 @@ impl App {
                 }
                 EventBody::Checkmate { player } => {
                     self.bell = true;
-                    self.banners
-                        .retain(|b| !matches!(b, Banner::Check { player: p, .. } if p == player));
+                    // The check becomes the mate: its pieces keep their
+                    // mark (the help's "+ a piece giving check").
+                    let mut attackers = Vec::new();
+                    self.banners.retain(|b| match b {
+                        Banner::Check {
+                            player: p,
+                            attackers: a,
+                        } if p == player => {
+                            attackers.extend(a.iter().copied());
+                            false
+                        }
+                        _ => true,
+                    });
                     self.banners.push(Banner::Checkmate {
                         player: player.clone(),
+                        attackers,
                     });
                 }
                 EventBody::GameOver { winner, .. } => {

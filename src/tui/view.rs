@@ -132,7 +132,9 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
         .banners
         .iter()
         .flat_map(|b| match b {
-            Banner::Check { attackers, .. } => attackers.clone(),
+            Banner::Check { attackers, .. } | Banner::Checkmate { attackers, .. } => {
+                attackers.clone()
+            }
             _ => vec![],
         })
         .collect();
@@ -663,7 +665,7 @@ fn flag_lines(app: &App) -> Vec<Line<'static>> {
                 ),
                 Style::new().fg(Color::Black).bg(Color::Yellow).bold(),
             ),
-            Banner::Checkmate { player } => (
+            Banner::Checkmate { player, .. } => (
                 format!("CHECKMATE: {}", super::title(player)),
                 Style::new().fg(Color::White).bg(Color::Red).bold(),
             ),
