@@ -222,6 +222,31 @@ fn deck_export_writes_every_face_and_the_sheets() {
         assert!(dir.join(format!("{token}.png")).exists(), "{token}.png");
     }
     assert!(dir.join("sheets/sheet-1.png").exists());
+    // Each PNG carries its resolution, so a print dialog sizes a card at
+    // 63 × 88 mm and a sheet at A4 (210 × 297 mm).
+    for (file, mm) in [
+        ("wK.png", (63.0, 88.0)),
+        ("sheets/sheet-1.png", (210.0, 297.0)),
+    ] {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let (w, h) = (
+            u32::from_be_bytes(bytes[16..20].try_into().unwrap()),
+            u32::from_be_bytes(bytes[20..24].try_into().unwrap()),
+        );
+        let at = bytes
+            .windows(4)
+            .position(|c| c == b"pHYs")
+            .unwrap_or_else(|| panic!("{file}: no pHYs chunk"));
+        let per_metre = u32::from_be_bytes(bytes[at + 4..at + 8].try_into().unwrap());
+        assert_eq!(bytes[at + 12], 1, "{file}: the unit is the metre");
+        let size = |px: u32| f64::from(px) / f64::from(per_metre) * 1000.0;
+        assert!(
+            (size(w) - mm.0).abs() < 0.2 && (size(h) - mm.1).abs() < 0.2,
+            "{file}: {:.1} × {:.1} mm",
+            size(w),
+            size(h)
+        );
+    }
     let o = arbiter(&["deck", "export", "/proc/no-such-place"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/proc/no-such-place"), "{}", stderr(&o));

@@ -726,8 +726,29 @@ fn sheet(cards: &[&RgbImage]) -> RgbImage {
     img
 }
 
+/// The print resolution every face and sheet is drawn at.
+pub const DPI: u32 = 300;
+
+/// Writes `img` as a PNG that carries its resolution ([`DPI`], in the
+/// `pHYs` chunk), so that a print dialog sizes a card at 63 × 88 mm and a
+/// sheet at A4 rather than at the screen's idea of a pixel.
 fn save(img: &RgbImage, path: &Path) -> io::Result<()> {
-    img.save(path).map_err(io::Error::other)
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut png = png::Encoder::new(file, img.width(), img.height());
+    png.set_color(png::ColorType::Rgb);
+    png.set_depth(png::BitDepth::Eight);
+    // Pixels per metre: 300 dpi is 11,811.
+    let per_metre = (f64::from(DPI) / 0.0254).round() as u32;
+    png.set_pixel_dims(Some(png::PixelDimensions {
+        xppu: per_metre,
+        yppu: per_metre,
+        unit: png::Unit::Meter,
+    }));
+    let mut writer = png.write_header().map_err(io::Error::other)?;
+    writer
+        .write_image_data(img.as_raw())
+        .map_err(io::Error::other)?;
+    writer.finish().map_err(io::Error::other)
 }
 
 /// Writes `wK.png` … `uP.png` (the 24 En Prise faces) and `yK.png` …
