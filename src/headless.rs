@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::event::Event;
 use crate::input::live::{Health, LedState, Live, LiveEvent};
 use crate::journal::Journal;
+use crate::observation::Observation;
 use crate::referee::AnyReferee;
 use crate::replay::referee_for;
 use crate::script::{Script, ScriptError};
@@ -19,6 +20,10 @@ pub enum HeadlessError {
     Setup(#[from] ScriptError),
     #[error("writing the events: {0}")]
     Io(#[from] io::Error),
+    /// A live input ended before it reported a single table: nothing was
+    /// refereed (the input said why, in a note).
+    #[error("{0}: ended having judged no table")]
+    NothingJudged(String),
 }
 
 /// How a run begins: afresh (maybe journaling), or where a journal left off.
@@ -105,15 +110,20 @@ pub fn run_live(
 ) -> Result<(), HeadlessError> {
     let mut referee = referee_for(setup)?;
     let mut leds = LedState::default();
+    let name = live.name.clone();
+    // Tables judged (busy frames are shown, never judged).
+    let mut tables = 0;
+    let mut step = 0;
     quiet_broken_pipe((|| {
         write_events(out, &referee.start(), json)?;
-        let mut step = 0;
+        let step = &mut step;
         while let Ok(ev) = live.events.recv() {
             match ev {
                 LiveEvent::Observation(obs) => {
-                    let events = referee.observe(step, &obs);
+                    tables += usize::from(matches!(obs, Observation::Table(_)));
+                    let events = referee.observe(*step, &obs);
                     if let Some(j) = &mut journal {
-                        j.append(step, &obs, &events).map_err(io::Error::other)?;
+                        j.append(*step, &obs, &events).map_err(io::Error::other)?;
                     }
                     write_events(out, &events, json)?;
                     if let (Some(tx), Some(lit)) =
@@ -122,7 +132,7 @@ pub fn run_live(
                         // A device that has gone away takes no lights.
                         let _ = tx.send(lit);
                     }
-                    step += 1;
+                    *step += 1;
                 }
                 LiveEvent::Health(Health::Reconnecting(why)) => {
                     let _ = writeln!(notes, "arbiter: {}: reconnecting: {why}", live.name);
@@ -143,5 +153,9 @@ pub fn run_live(
             j.finish(last, &events).map_err(io::Error::other)?;
         }
         write_events(out, &events, json)
-    })())
+    })())?;
+    if tables == 0 {
+        return Err(HeadlessError::NothingJudged(name));
+    }
+    Ok(())
 }

@@ -439,3 +439,35 @@ fn a_missing_file_is_one_line_with_its_reason_once() {
         assert!(!err.contains("script"), "{args:?}: {err}");
     }
 }
+
+/// A frames input that ends having judged no table says why (how many
+/// frames, how many read, whether any card was found or none stayed
+/// still) and exits non-zero: an empty folder, a folder of broken
+/// images, and a folder of unrelated stills.
+#[test]
+fn a_frames_input_that_judges_nothing_says_why_and_fails() {
+    let root = std::env::temp_dir().join(format!("arbiter-noframes-{}", std::process::id()));
+    let (empty, broken) = (root.join("empty"), root.join("broken"));
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("001.jpg"), b"not a picture").unwrap();
+    let empty_input = format!("frames:{}", empty.display());
+    let broken_input = format!("frames:{}", broken.display());
+    for (input, why) in [
+        (empty_input.as_str(), "no frame at all"),
+        (
+            broken_input.as_str(),
+            "none of its 1 files could be decoded",
+        ),
+        ("frames:fixtures/frames/clean", "no table stayed still"),
+    ] {
+        let o = arbiter(&["watch", "--input", input, "--setup", SHARED]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{input}: {err}");
+        assert!(
+            err.contains("judged no table") && err.contains(why),
+            "{input}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -553,12 +553,15 @@ fn run(
 ) -> Option<()> {
     let mut settler = Settler::new(cfg.settle.clone());
     let mut shown = Health::Connected;
+    // Tables sent: an input that ends having sent none says why.
+    let judged = std::cell::Cell::new(0usize);
     tx.send(LiveEvent::Health(shown.clone())).ok()?;
     // Sends an observation, then the health if the settler's differs from
     // what the loops now believe: a hand that left the table unchanged
     // settles with no observation to say the table is calm again.
     let report = |obs: Option<Observation>, settler: &Settler, shown: &mut Health| {
         if let Some(obs) = obs {
+            judged.set(judged.get() + usize::from(matches!(obs, Observation::Table(_))));
             if let Some(h) = implied_health(&obs) {
                 *shown = h;
             }
@@ -572,6 +575,7 @@ fn run(
         Some(())
     };
     let started = Instant::now();
+    let mut seen = Seen::default();
     let mut prev: Option<Thumb> = None;
     // A recogniser's note (a stale calibration) is said when it changes,
     // not on every frame.
@@ -612,6 +616,7 @@ fn run(
         match read {
             Ok(Some(mut frame)) => {
                 rate.tick(&tx);
+                seen.frames += 1;
                 if cfg.realtime
                     && !live
                     && let Some(wait) = (started + frame.at).checked_duration_since(Instant::now())
@@ -660,6 +665,8 @@ fn run(
                 // `Watcher`, does not read again what the frame before
                 // showed: the settler sees every still frame in time.)
                 let rec = recognise(&frame.image);
+                seen.still += 1;
+                seen.with_cards += usize::from(!rec.cells.is_empty());
                 if rec.note != last_note {
                     if let Some(n) = &rec.note {
                         tx.send(LiveEvent::Note(n.clone())).ok()?;
@@ -671,16 +678,69 @@ fn run(
             }
             Ok(None) => {
                 report(settler.finish(), &settler, &mut shown)?;
+                if judged.get() == 0 {
+                    tx.send(LiveEvent::Note(seen.why_nothing(&cfg.settle)))
+                        .ok()?;
+                }
                 tx.send(LiveEvent::Ended).ok()?;
                 return Some(());
             }
-            Err(FrameError::Frame(why)) => tx.send(LiveEvent::Note(why)).ok()?,
+            Err(FrameError::Frame(why)) => {
+                seen.broken += 1;
+                tx.send(LiveEvent::Note(why)).ok()?
+            }
             Err(FrameError::Source(why)) => {
                 tx.send(LiveEvent::Note(why)).ok()?;
                 tx.send(LiveEvent::Ended).ok()?;
                 return Some(());
             }
         }
+    }
+}
+
+/// What a source's frames came to, to say why an input that judged no
+/// table judged none.
+#[derive(Default)]
+struct Seen {
+    /// Frames decoded.
+    frames: usize,
+    /// Files that would not decode.
+    broken: usize,
+    /// Frames still enough to be read.
+    still: usize,
+    /// Of those, frames with a card found.
+    with_cards: usize,
+}
+
+impl Seen {
+    fn why_nothing(&self, settle: &SettleConfig) -> String {
+        let ms = settle.settle.as_millis();
+        let why = match self {
+            Seen {
+                frames: 0,
+                broken: 0,
+                ..
+            } => "no frame at all".to_string(),
+            Seen {
+                frames: 0, broken, ..
+            } => format!("none of its {broken} files could be decoded"),
+            Seen {
+                frames, still: 0, ..
+            } => format!("{frames} frames, all moving: none was still to be read"),
+            Seen {
+                frames,
+                still,
+                with_cards: 0,
+                ..
+            } => format!("{frames} frames, {still} read, and no card found in any"),
+            Seen {
+                frames, with_cards, ..
+            } => format!(
+                "{frames} frames, cards found in {with_cards}, but no table stayed still \
+                 for the settle time ({ms} ms)"
+            ),
+        };
+        format!("judged no table: {why}")
     }
 }
 
