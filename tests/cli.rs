@@ -361,20 +361,30 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 /// A serial port that is not there, at the start, is an error at once
 /// (exit 2, one line naming the port and the ports this machine has), not
-/// retried for ever; with `--no-reconnect` too.
+/// retried for ever: for `watch`, with `--no-reconnect` too, and for
+/// `mat register`.
 #[test]
 fn a_missing_serial_port_fails_at_once_naming_the_ports_there_are() {
-    for extra in [&[][..], &["--no-reconnect"]] {
-        let mut args = vec![
+    for args in [
+        &[
             "watch",
             "--input",
             "serial:/dev/arbiter-no-such-port",
             "--setup",
             SHARED,
-        ];
-        args.extend_from_slice(extra);
+        ][..],
+        &[
+            "watch",
+            "--input",
+            "serial:/dev/arbiter-no-such-port",
+            "--setup",
+            SHARED,
+            "--no-reconnect",
+        ],
+        &["mat", "register", "--port", "/dev/arbiter-no-such-port"],
+    ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(&args)
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())

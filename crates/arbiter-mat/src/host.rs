@@ -518,11 +518,8 @@ fn open_port(path: &std::path::Path) -> Result<Port, serialport::Error> {
 /// Why a mat driven on the caller's thread stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
-    #[error("{port}: cannot open: {source}")]
-    Open {
-        port: String,
-        source: serialport::Error,
-    },
+    #[error(transparent)]
+    Open(OpenError),
     #[error("{0}: no answer from the mat")]
     NoAnswer(String),
     #[error("the port closed")]
@@ -543,15 +540,13 @@ pub struct MatLink {
 impl MatLink {
     /// Opens the port and waits for the mat's first full scan.
     pub fn open(cfg: &MatConfig) -> Result<MatLink, LinkError> {
-        let port = serialport::new(cfg.port.to_string_lossy(), 115_200)
-            .timeout(Duration::from_millis(10))
-            // Not exclusive: a restarted host must be able to open it again.
-            .exclusive(false)
-            .open()
-            .map_err(|source| LinkError::Open {
+        let port = open_port(&cfg.port).map_err(|why| {
+            LinkError::Open(OpenError {
                 port: cfg.port.display().to_string(),
-                source,
-            })?;
+                why,
+                present: serial_ports(),
+            })
+        })?;
         let mut link = MatLink {
             port,
             host: MatHost::new(cfg.registry.clone(), cfg.settle, Instant::now()),
