@@ -34,6 +34,27 @@ fn link() -> PathBuf {
     ))
 }
 
+/// `arbiter mat simulate ARGS --link LINK SCRIPT` started, and the port it
+/// announces on its first line, once a host may open it.
+fn simulate(args: &[&str], link: &Path, script: &Path) -> (std::process::Child, String) {
+    let mut sim = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["mat", "simulate"])
+        .args(args)
+        .arg("--link")
+        .arg(link)
+        .arg(script)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(sim.stdout.as_mut().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    (sim, first.trim().to_string())
+}
+
 /// An event as JSON without its step (a mat's observations are not the
 /// script's steps: a busy hand or a rescan adds some, an unchanged step none)
 /// and with its cells moved by `d`.
@@ -334,28 +355,17 @@ fn the_cli_pipeline_simulate_then_watch_gives_replays_events() {
     let script = root.join("fixtures/scenarios/enprise/demo.toml");
     let bin = env!("CARGO_BIN_EXE_arbiter");
     let link = link();
-    let mut sim = std::process::Command::new(bin)
-        .args([
-            "mat",
-            "simulate",
+    // The first line is the port.
+    let (mut sim, first) = simulate(
+        &[
             "--transients",
             "lift,swaps,corrupt,noise",
             "--gap-ms",
             "200",
-            "--link",
-        ])
-        .arg(&link)
-        .arg(&script)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The first line is the port.
-    let mut first = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(sim.stdout.as_mut().unwrap()),
-        &mut first,
-    )
-    .unwrap();
+        ],
+        &link,
+        &script,
+    );
     assert_eq!(first.trim(), link.display().to_string());
     let watch = std::process::Command::new(bin)
         .args([
@@ -411,13 +421,7 @@ fn the_simulator_waiting_for_a_host_does_not_spin() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = root.join("fixtures/scenarios/enprise/demo.toml");
     let link = link();
-    let mut sim = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["mat", "simulate", "--link"])
-        .arg(&link)
-        .arg(&script)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut sim, _) = simulate(&[], &link, &script);
     std::thread::sleep(Duration::from_secs(2));
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", sim.id())).unwrap();
     let _ = sim.kill();
@@ -457,19 +461,7 @@ fn a_mat_lost_in_a_game_is_retried_one_line_an_attempt_with_a_growing_wait() {
     let script = root.join("fixtures/scenarios/enprise/demo.toml");
     let bin = env!("CARGO_BIN_EXE_arbiter");
     let link = link();
-    let mut sim = std::process::Command::new(bin)
-        .args(["mat", "simulate", "--gap-ms", "20", "--link"])
-        .arg(&link)
-        .arg(&script)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(sim.stdout.as_mut().unwrap()),
-        &mut first,
-    )
-    .unwrap();
+    let (mut sim, first) = simulate(&["--gap-ms", "20"], &link, &script);
     let mut watch = std::process::Command::new(bin)
         .args(["watch", "--settle-ms", "20", "--input"])
         .arg(format!("serial:{}", first.trim()))
@@ -716,19 +708,7 @@ fn ctrl_c_on_the_simulator_leaves_no_link_behind() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = root.join("fixtures/scenarios/enprise/demo.toml");
     let link = link();
-    let mut sim = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["mat", "simulate", "--link"])
-        .arg(&link)
-        .arg(&script)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(sim.stdout.as_mut().unwrap()),
-        &mut first,
-    )
-    .unwrap();
+    let (mut sim, first) = simulate(&[], &link, &script);
     assert_eq!(first.trim(), link.display().to_string());
     assert!(
         std::fs::symlink_metadata(&link).is_ok(),
