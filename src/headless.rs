@@ -113,17 +113,16 @@ pub fn run_live(
     let name = live.name.clone();
     // Tables judged (busy frames are shown, never judged).
     let mut tables = 0;
-    let mut step = 0;
     quiet_broken_pipe((|| {
         write_events(out, &referee.start(), json)?;
-        let step = &mut step;
+        let mut step = 0;
         while let Ok(ev) = live.events.recv() {
             match ev {
                 LiveEvent::Observation(obs) => {
                     tables += usize::from(matches!(obs, Observation::Table(_)));
-                    let events = referee.observe(*step, &obs);
+                    let events = referee.observe(step, &obs);
                     if let Some(j) = &mut journal {
-                        j.append(*step, &obs, &events).map_err(io::Error::other)?;
+                        j.append(step, &obs, &events).map_err(io::Error::other)?;
                     }
                     write_events(out, &events, json)?;
                     if let (Some(tx), Some(lit)) =
@@ -132,7 +131,7 @@ pub fn run_live(
                         // A device that has gone away takes no lights.
                         let _ = tx.send(lit);
                     }
-                    *step += 1;
+                    step += 1;
                 }
                 LiveEvent::Health(Health::Reconnecting(why)) => {
                     let _ = writeln!(notes, "arbiter: {}: reconnecting: {why}", live.name);

@@ -3,6 +3,8 @@
 
 use std::process::{Command, Output};
 
+mod common;
+
 fn arbiter(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(args)
@@ -340,23 +342,9 @@ fn play_without_a_terminal_says_so_and_writes_nothing() {
         );
         assert!(!err.contains("panicked"), "{err}");
     }
-    let written: Vec<_> = walk(&home);
+    let written: Vec<_> = common::files_under(&home);
     assert!(written.is_empty(), "{written:?}");
     let _ = std::fs::remove_dir_all(&home);
-}
-
-/// Every file under `dir`.
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// A serial port that is not there, at the start, is an error at once

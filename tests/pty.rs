@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use nix::pty::{OpenptyResult, Winsize, openpty};
 
+mod common;
+
 /// The binary run on a fresh 120×40 terminal in a home of its own.
 struct OnTerminal {
     child: std::process::Child,
@@ -102,19 +104,7 @@ impl OnTerminal {
 
     /// Every file the program left in its home.
     fn files(&self) -> Vec<std::path::PathBuf> {
-        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    walk(&p, out);
-                } else {
-                    out.push(p);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(&self.home, &mut out);
-        out
+        common::files_under(&self.home)
     }
 }
 

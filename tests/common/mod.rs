@@ -1,5 +1,8 @@
 //! Shared by the integration tests.
 
+// Each test crate uses its own part of this module.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 
 /// Every scenario script: the project's `fixtures/scenarios/` (all games,
@@ -25,4 +28,18 @@ fn scripts_under(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(p);
         }
     }
+}
+
+/// Every file under `dir`, at any depth (none when it cannot be read).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
