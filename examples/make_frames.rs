@@ -12,6 +12,10 @@
 //!   (as it names it) kept as a regression fixture,
 //!   `fixtures/regressions/u<UNSEEN>-<SET>-<INDEX>.{jpg,toml}`: a frame
 //!   found read wrong stays read by the tests once mended.
+//! - `--recording`: the recorded demo game, `fixtures/recordings/demo/`:
+//!   the bundled demo's opening (placements, a card out of order, a capture
+//!   whose FLIP is forgotten, each mended) filmed at 10 frames a second,
+//!   hands coming and going, with `game.toml`, the script it plays.
 //! - `--preview DIR [SET...]`: no fixture; the first frames of the varied
 //!   sets as PNG in DIR, with each card's true corners marked (red: top
 //!   left of the artwork, yellow: the others), to check truth by eye.
@@ -20,11 +24,13 @@ use std::fs;
 use std::path::Path;
 
 use arbiter::deck::print::full_deck;
+use arbiter::script::Script;
 use arbiter_testkit::fixtures::tables::{
     frame_files, render_frame, table_sets, table_sets_seeded, write_table_set,
 };
 use arbiter_testkit::fixtures::{FixtureDeck, sets};
-use arbiter_testkit::scene::{ArtDeck, stand_in_card, write_set};
+use arbiter_testkit::record::{Filming, film};
+use arbiter_testkit::scene::{ArtDeck, SceneParams, felt, render, stand_in_card, write_set};
 use image::Rgb;
 
 fn main() -> std::io::Result<()> {
@@ -42,6 +48,9 @@ fn main() -> std::io::Result<()> {
             .map(String::as_str)
             .unwrap_or("/tmp/preview");
         return preview(Path::new(dir), &named(i + 2));
+    }
+    if args.iter().any(|a| a == "--recording") {
+        return recording();
     }
     if let Some(i) = args.iter().position(|a| a == "--keep") {
         return keep(&args[i + 1..]);
@@ -111,6 +120,70 @@ fn tables(only: &[String]) -> std::io::Result<()> {
         cells += c;
     }
     println!("all: {frames} frames, {cells} cells");
+    Ok(())
+}
+
+/// How many of the demo's steps the recording films: up to the mending
+/// of the forgotten FLIP.
+const RECORDED_STEPS: usize = 14;
+
+fn recording() -> std::io::Result<()> {
+    let demo_path = Path::new("fixtures/scenarios/enprise/demo.toml");
+    let demo = fs::read_to_string(demo_path)?;
+    // The script is the demo's text up to its step RECORDED_STEPS + 1, so
+    // its comments and expectations are the demo's own.
+    let cut = demo
+        .match_indices("[[step]]")
+        .nth(RECORDED_STEPS)
+        .map_or(demo.len(), |(i, _)| i);
+    // The next step's comment, if any, goes with it.
+    // Without the demo's own opening comment, which speaks of the whole
+    // game.
+    let body = demo.find("\ngame").map_or(0, |i| i + 1);
+    let mut head = demo[body..cut].trim_end();
+    while let Some((before, last)) = head.rsplit_once('\n')
+        && last.starts_with('#')
+    {
+        head = before.trim_end();
+    }
+    let text = format!(
+        "# The recorded demo game: the opening of the bundled demo, filmed by a\n\
+         # camera over green felt at 10 frames a second, hands coming and going.\n\
+         # Two players place cards, Black lays one out of Battleplan order and\n\
+         # mends it, and Black's bishop captures but forgets the FLIP, then\n\
+         # mends that. `arbiter play --input frames:fixtures/recordings/demo`\n\
+         # referees it; made by `cargo run --release --example make_frames --\n\
+         # --recording`.\n\
+         {head}\n"
+    );
+    let script = Script::parse("game.toml", &text).map_err(std::io::Error::other)?;
+    // Five still frames a change at 10 a second span the 300 ms settle with
+    // a frame to spare; three with a hand show the player at work.
+    let how = Filming {
+        still: 5,
+        hand: 3,
+        scene: SceneParams {
+            width: 960,
+            height: 540,
+            noise_sigma: 1.0,
+            jpeg_quality: Some(75),
+            ..Filming::default().scene
+        },
+    };
+    let frames = film(&script, &how);
+    let dir = Path::new("fixtures/recordings/demo");
+    if dir.exists() {
+        fs::remove_dir_all(dir)?;
+    }
+    fs::create_dir_all(dir)?;
+    for (n, (table, params)) in frames.iter().enumerate() {
+        let cloth = felt(256, params.seed);
+        let scene = render(table, params, &|c| FixtureDeck::Printed.image(c), &cloth);
+        let jpeg = scene.jpeg.expect("filmed as JPEG");
+        fs::write(dir.join(format!("{n:03}.jpg")), jpeg)?;
+    }
+    fs::write(dir.join("game.toml"), text)?;
+    println!("{}: {} frames", dir.display(), frames.len());
     Ok(())
 }
 

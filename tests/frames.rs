@@ -104,33 +104,32 @@ fn normalise(v: &Value, d: (i64, i64)) -> Value {
     v
 }
 
-/// The demo's first 14 steps (placements, a wrong card mended, a capture
-/// whose FLIP was missed and mended) filmed, read back from the frames
-/// through `arbiter watch`: what the script says, event for event.
+/// The recorded demo game (`fixtures/recordings/demo`: the demo's opening
+/// filmed with hands coming and going, a card out of order and a forgotten
+/// FLIP, each mended) refereed from its frames by `arbiter watch` with no
+/// `--setup`: the folder's `game.toml` names the game, and the events are
+/// its script's, event for event.
 #[test]
-fn a_filmed_game_replays_from_its_frames_to_the_scripts_events() {
-    filmed_game_replays(Some(14));
+fn the_recorded_game_replays_from_its_frames_to_its_scripts_events() {
+    let dir = Path::new("fixtures/recordings/demo");
+    let script = Script::load(&dir.join("game.toml")).unwrap();
+    let out = arbiter(&[
+        "watch",
+        "--input",
+        &format!("frames:{}", dir.display()),
+        "--json",
+    ]);
+    same_events(&script, &out, dir);
 }
 
-/// The whole demo, to its mate (long: `cargo test --release -- --ignored`).
+/// The whole demo, to its mate, filmed now (long: `cargo test --release --
+/// --ignored`).
 #[test]
 #[ignore = "long (films and reads 700 frames): cargo test --release -- --ignored"]
 fn the_whole_filmed_demo_replays_from_its_frames_to_the_scripts_events() {
-    filmed_game_replays(None);
-}
-
-fn filmed_game_replays(steps: Option<usize>) {
     let path = "fixtures/scenarios/enprise/demo.toml";
-    let mut script = Script::load(Path::new(path)).unwrap();
-    if let Some(n) = steps {
-        script.steps.truncate(n);
-    }
-    let want: Vec<Value> = replay(&script)
-        .unwrap()
-        .iter()
-        .map(Event::to_json)
-        .collect();
-    let dir = temp_dir(&format!("game-{}", steps.unwrap_or(0)));
+    let script = Script::load(Path::new(path)).unwrap();
+    let dir = temp_dir("game");
     let frames = film(&script, &Filming::default());
     write_set(&dir, "demo", &frames, &|c| FixtureDeck::Printed.image(c)).unwrap();
     let out = arbiter(&[
@@ -144,6 +143,14 @@ fn filmed_game_replays(steps: Option<usize>) {
         "--fps",
         "5",
     ]);
+    same_events(&script, &out, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `out`, a `watch --json` of frames filmed from `script`, says what
+/// replaying the script says.
+fn same_events(script: &Script, out: &std::process::Output, frames: &Path) {
+    let want: Vec<Value> = replay(script).unwrap().iter().map(Event::to_json).collect();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let got: Vec<Value> = String::from_utf8_lossy(&out.stdout)
@@ -162,12 +169,11 @@ fn filmed_game_replays(steps: Option<usize>) {
         .unwrap();
     let want: Vec<Value> = want.iter().map(|v| normalise(v, (0, 0))).collect();
     let got: Vec<Value> = got.iter().map(|v| normalise(v, d)).collect();
-    assert_eq!(got, want, "frames in {}", dir.display());
+    assert_eq!(got, want, "frames in {}", frames.display());
     assert!(
         want.iter().any(|e| e["event"] == "flag"),
-        "the demo shows its flags"
+        "the game shows its flags"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Reads each committed set of the printed deck with `r`.

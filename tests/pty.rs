@@ -144,3 +144,37 @@ fn esc_on_the_battleplan_screen_starts_no_game_and_is_no_error() {
         .collect();
     assert!(journals.is_empty(), "{journals:?}");
 }
+
+/// The recorded demo game refereed on the view, as the README's tour runs
+/// it: the recording names its own game, the view plays it to its end at
+/// the recording's pace, and the journal holds the script's flags, mended.
+#[test]
+fn the_recorded_game_is_refereed_on_the_view() {
+    let mut t = OnTerminal::start(&["play", "--input", "frames:fixtures/recordings/demo"]);
+    let ended = t.wait_for("input ended", Duration::from_secs(120));
+    assert!(ended, "{}", String::from_utf8_lossy(&t.screen));
+    t.keys(b"q");
+    assert_eq!(t.exit(Duration::from_secs(20)), Some(0));
+    let journal = t
+        .files()
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("a journal");
+    let text = std::fs::read_to_string(journal).unwrap();
+    let kinds: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["event"] == "flag" || v["event"] == "cleared")
+        .map(|v| format!("{} {}", v["event"], v["kind"]))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            r#""flag" "wrong_card""#,
+            r#""cleared" "wrong_card""#,
+            r#""flag" "missed_flip""#,
+            r#""cleared" "missed_flip""#
+        ],
+        "{text}"
+    );
+}

@@ -47,7 +47,7 @@ pub enum Command {
         /// Where observations come from: `script:FILE`, `serial:PORT` (a
         /// card-reader mat), `frames:DIR` (a camera recording: one image per
         /// frame, in name order) or `camera:N` (a webcam); name the game of
-        /// a device with --setup.
+        /// a device with --setup (a recording's DIR/game.toml names its own).
         #[arg(long)]
         input: InputSpec,
         /// Print the JSON Lines event stream instead of readable lines.

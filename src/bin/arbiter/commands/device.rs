@@ -7,7 +7,7 @@ use anyhow::Result;
 use arbiter::deck::tags::Registry;
 use arbiter::input::live::Live;
 use arbiter::input::mat::{self, MatConfig};
-use arbiter::input::vision::{self, VisionConfig};
+use arbiter::input::vision::{self, CameraInput, VisionConfig};
 
 use crate::args::MatArgs;
 use crate::input_spec::InputSpec;
@@ -73,6 +73,21 @@ pub fn vision_config(s: &DeviceSettings) -> VisionConfig {
         fps: s.fps.unwrap_or(default.fps),
         realtime: s.realtime,
         ..default
+    }
+}
+
+/// The file a recording of frames names its game in: `frames:DIR` with
+/// `DIR/game.toml` (a table script or a setup file) needs no `--setup`.
+pub const RECORDING_GAME: &str = "game.toml";
+
+/// The setup `input` carries itself: a recording's `game.toml`, if it has
+/// one.
+pub fn recorded_setup(input: &InputSpec) -> Option<PathBuf> {
+    match input {
+        InputSpec::Camera(CameraInput::Frames(dir)) => {
+            Some(dir.join(RECORDING_GAME)).filter(|p| p.is_file())
+        }
+        _ => None,
     }
 }
 

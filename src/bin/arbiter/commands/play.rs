@@ -121,7 +121,12 @@ fn fresh(args: &PlayArgs, seed: u64, delay: &mut Option<Duration>) -> Result<Pla
                 InputSpec::Serial(port) => Src::Mat(device::mat_config(port, &settings)?),
                 _ => Src::Live(device::open_with(input, &settings)?),
             };
-            plan(setup::from_args(args, seed)?, source, input.to_string())
+            // A recording that carries its game is played as it was set up.
+            let setup = match device::recorded_setup(input) {
+                Some(path) if !named_setup => setup::from_file(args, &path)?,
+                _ => setup::from_args(args, seed)?,
+            };
+            plan(setup, source, input.to_string())
         }
     })
 }

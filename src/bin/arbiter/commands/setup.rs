@@ -47,13 +47,7 @@ pub fn same_game(args: &PlayArgs, file: &Path, script: &Script) -> Result<()> {
 /// setup screen for any Battleplan not given.
 pub fn from_args(args: &PlayArgs, seed: u64) -> Result<Script> {
     if let Some(path) = &args.setup {
-        // A table script serves as a setup file too: its steps are not used.
-        let mut script = Script::load(path).context("--setup")?;
-        same_game(args, path, &script)?;
-        script.steps.clear();
-        // Checked now, with the file's own name in any message.
-        referee_for(&script)?;
-        return Ok(script);
+        return from_file(args, path).context("--setup");
     }
     let setup = match game_of(args)? {
         GameKind::EnPrise => en_prise(args, seed)?,
@@ -68,6 +62,17 @@ pub fn from_args(args: &PlayArgs, seed: u64) -> Result<Script> {
         }
     };
     let script = Script::of_setup("the command line", setup);
+    referee_for(&script)?;
+    Ok(script)
+}
+
+/// The setup in `path`, a setup file or a table script (its steps are not
+/// used), checked against the command line's `--game`.
+pub fn from_file(args: &PlayArgs, path: &Path) -> Result<Script> {
+    let mut script = Script::load(path)?;
+    same_game(args, path, &script)?;
+    script.steps.clear();
+    // Checked now, with the file's own name in any message.
     referee_for(&script)?;
     Ok(script)
 }

@@ -62,11 +62,21 @@ fn watch_device(
     journal: Option<PathBuf>,
     mat: &MatArgs,
 ) -> Result<()> {
-    let setup_path = mat
-        .setup
-        .as_ref()
-        .with_context(|| format!("--input {input}: name the game with --setup FILE"))?;
-    let setup = Script::load(setup_path).context("--setup")?;
+    let (setup_path, what) = match (&mat.setup, device::recorded_setup(input)) {
+        (Some(p), _) => (p.clone(), "--setup"),
+        (None, Some(p)) => (p, "the recording's game"),
+        (None, None) => bail!(
+            "--input {input}: name the game with --setup FILE{}",
+            match input {
+                InputSpec::Camera(_) => format!(
+                    " (a recording of frames may carry it as DIR/{})",
+                    device::RECORDING_GAME
+                ),
+                _ => String::new(),
+            }
+        ),
+    };
+    let setup = Script::load(&setup_path).context(what)?;
     let journal = match journal {
         Some(p) => Some(Journal::create(&p, &setup.setup_toml())?),
         None => None,
