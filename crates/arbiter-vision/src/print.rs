@@ -23,6 +23,8 @@
 //! corrected, two are detected), XORed with a fixed whitening mask so no card
 //! is an all-white grid. A set bit is a black module.
 
+pub mod pdf;
+
 use std::io;
 use std::path::{Path, PathBuf};
 

@@ -127,6 +127,13 @@ pub enum Command {
     },
 }
 
+/// A paper size `deck print` lays the cards out on.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum PaperArg {
+    A4,
+    Letter,
+}
+
 #[derive(Subcommand)]
 pub enum DeckCommand {
     /// Write the printable deck: one PNG per card face and the back, at
@@ -134,6 +141,23 @@ pub enum DeckCommand {
     Export {
         /// The folder to write into (created if missing).
         dir: PathBuf,
+    },
+    /// Write the printable deck as a PDF at true card size (63x88 mm) on A4
+    /// or US Letter, with crop marks and a sheet of backs. Print it at 100%
+    /// ("Actual size"), then check the 50 mm bar with a ruler.
+    Print {
+        /// The paper: a4 (3x3 cards a sheet) or letter (4x2, landscape).
+        #[arg(long, value_enum, default_value_t = PaperArg::A4)]
+        paper: PaperArg,
+        /// The four Enochian armies (60 cards, Yellow among them) instead of
+        /// the En Prise deck (64 cards, which DoubleCross and Twelve use
+        /// too).
+        #[arg(long)]
+        enochian: bool,
+        /// The file to write (default: arbiter-deck-a4.pdf, or -letter,
+        /// -enochian, in the current folder).
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
     /// Learn a deck from one picture per card kind, named by token: wK.png,
     /// ..., uP.png and back.png. A picture is a scan or a crop of the card,

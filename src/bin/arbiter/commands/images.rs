@@ -12,6 +12,7 @@ use arbiter::vision::photo::CardPicture;
 use arbiter::vision::templates::DeckModel;
 
 use super::device::config_file;
+use crate::args::PaperArg;
 
 /// `arbiter recognise`: each image read on its own, in order. An image
 /// that cannot be read is named on stderr and the others still are; the
@@ -172,5 +173,43 @@ pub fn export_deck(dir: &Path) -> Result<()> {
     let files = arbiter::deck::print::export(dir)
         .with_context(|| format!("{}: cannot write the deck", dir.display()))?;
     println!("{} files written in {}", files.len(), dir.display());
+    Ok(())
+}
+
+/// `arbiter deck print`: the printable deck as a PDF at true size.
+pub fn print_deck(paper: PaperArg, enochian: bool, out: Option<PathBuf>) -> Result<()> {
+    use arbiter::deck::print::pdf::{Layout, Paper, deck_pdf};
+    use arbiter::deck::print::{enochian_deck, full_deck};
+    let paper = match paper {
+        PaperArg::A4 => Paper::A4,
+        PaperArg::Letter => Paper::Letter,
+    };
+    let (deck, title, stem) = if enochian {
+        (
+            enochian_deck(),
+            "arbiter's Enochian armies",
+            "arbiter-enochian",
+        )
+    } else {
+        (full_deck(), "arbiter's En Prise deck", "arbiter-deck")
+    };
+    let out = out.unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "{stem}-{}.pdf",
+            if paper == Paper::A4 { "a4" } else { "letter" }
+        ))
+    });
+    let bytes = deck_pdf(&deck, paper, title);
+    std::fs::write(&out, bytes).with_context(|| format!("{}: cannot write", out.display()))?;
+    let layout = Layout::for_paper(paper);
+    let sheets = deck.len().div_ceil(layout.per_sheet() as usize);
+    println!(
+        "{}: {} cards at 63 x 88 mm on {sheets} sheets of {} ({} a sheet) and a sheet of backs; \
+         print at 100% (\"Actual size\"), then check the 50 mm bar with a ruler",
+        out.display(),
+        deck.len(),
+        paper.name(),
+        layout.per_sheet()
+    );
     Ok(())
 }

@@ -48,5 +48,13 @@ pub fn run(command: Command) -> Result<()> {
         Command::Deck {
             command: DeckCommand::Export { dir },
         } => images::export_deck(&dir),
+        Command::Deck {
+            command:
+                DeckCommand::Print {
+                    paper,
+                    enochian,
+                    out,
+                },
+        } => images::print_deck(paper, enochian, out),
     }
 }
