@@ -122,6 +122,45 @@ fn the_recorded_game_replays_from_its_frames_to_its_scripts_events() {
     same_events(&script, &out, dir);
 }
 
+/// A calibration made for another camera, given to a running camera:
+/// set aside as soon as it is seen not to fit, and a new one fitted from
+/// the recording's own frames, each said once; the game is refereed as
+/// without it.
+#[test]
+fn a_running_camera_recalibrates_itself_when_its_calibration_no_longer_fits() {
+    let dir = temp_dir("recalibrate");
+    let cal = dir.join("camera.toml");
+    let out = arbiter(&[
+        "calibrate",
+        "--image",
+        "fixtures/frames/tilted/003.jpg",
+        "--out",
+        cal.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recording = Path::new("fixtures/recordings/demo");
+    let script = Script::load(&recording.join("game.toml")).unwrap();
+    let out = arbiter(&[
+        "watch",
+        "--input",
+        &format!("frames:{}", recording.display()),
+        "--calibration",
+        cal.to_str().unwrap(),
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let said = |what: &str| stderr.lines().filter(|l| l.contains(what)).count();
+    assert_eq!(said("no longer fits"), 1, "{stderr}");
+    assert_eq!(said("set aside"), 1, "{stderr}");
+    assert_eq!(said("recalibrated from this frame"), 1, "{stderr}");
+    same_events(&script, &out, recording);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The whole demo, to its mate, filmed now (long: `cargo test --release --
 /// --ignored`).
 #[test]
@@ -159,14 +198,17 @@ fn same_events(script: &Script, out: &std::process::Output, frames: &Path) {
         .collect();
     // The recogniser names cells from the cards it sees, so its first
     // table may sit elsewhere than the script's: the referee keeps the
-    // frame of the first table, and every cell is off by the same amount.
-    let first = script.observations().find_map(|o| match o {
-        arbiter::observation::Observation::Table(t) => t.bounds(),
-        _ => None,
-    });
-    let d = first
-        .map(|(lo, _)| (i64::from(lo.col), i64::from(lo.row)))
-        .unwrap();
+    // frame of the first table, and every cell is off by the same amount,
+    // the first card's.
+    let first_card = |events: &[Value]| {
+        let to = events
+            .iter()
+            .find_map(|e| e.get("to").cloned())
+            .expect("a card placed");
+        (to[0].as_i64().unwrap(), to[1].as_i64().unwrap())
+    };
+    let (w, g) = (first_card(&want), first_card(&got));
+    let d = (w.0 - g.0, w.1 - g.1);
     let want: Vec<Value> = want.iter().map(|v| normalise(v, (0, 0))).collect();
     let got: Vec<Value> = got.iter().map(|v| normalise(v, d)).collect();
     assert_eq!(got, want, "frames in {}", frames.display());
@@ -311,7 +353,9 @@ fn calibrate_writes_a_calibration_that_recognise_uses_and_finds_stale() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Another camera angle: the calibration no longer fits, and says so.
+    // Another camera angle: the calibration no longer fits, and is refused
+    // rather than used to name the wrong cells: the image is named with
+    // why and what to do, and nothing is printed for it.
     let out = arbiter(&[
         "recognise",
         "--calibration",
@@ -319,7 +363,18 @@ fn calibrate_writes_a_calibration_that_recognise_uses_and_finds_stale() {
         "fixtures/frames/clean/001.jpg",
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("no longer fits"), "{stderr}");
+    assert!(stderr.contains(cal.to_str().unwrap()), "{stderr}");
+    assert!(
+        stderr.contains("arbiter calibrate --image fixtures/frames/clean/001.jpg"),
+        "{stderr}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // A calibration file that is not one: file and line.
     std::fs::write(&cal, "source = \"x\"\nimage_size = [1280]\n").unwrap();
     let out = arbiter(&["recognise", "--calibration", cal.to_str().unwrap(), frame]);

@@ -2,7 +2,7 @@
 
 use image::RgbImage;
 
-use crate::calibration::Calibration;
+use crate::calibration::{Calibration, MIN_CARDS, Stale};
 use crate::cards::{Detected, find};
 use crate::lattice;
 use crate::templates::DeckModel;
@@ -14,6 +14,9 @@ pub use crate::pipeline::reading::{Reading, Recognition};
 pub struct Recogniser {
     deck: Faces,
     calibration: Option<Calibration>,
+    /// A live read set its calibration aside as no longer fitting, and
+    /// fits a new one from the first frame that allows it.
+    recalibrating: bool,
     reader: Reader,
 }
 
@@ -60,6 +63,7 @@ impl Recogniser {
         Recogniser {
             deck,
             calibration,
+            recalibrating: false,
             reader: Reader::default(),
         }
     }
@@ -84,17 +88,68 @@ impl Recogniser {
     /// why.
     pub fn recognise(&self, frame: &RgbImage) -> Recognition {
         match self.reader {
-            Reader::Patched => self.recognise_placed(frame).0,
+            Reader::Patched => {
+                let finding = find(frame, self.deck.model());
+                let (mut recognition, _) = self.place(&finding.cards, frame.dimensions());
+                recognition.busy = finding.hand;
+                recognition
+            }
             Reader::Staged => crate::pipeline::read_frame(frame, self.deck.model()).0,
         }
     }
 
-    /// [`Self::recognise`], and the outline each cell's card was read at
-    /// (none for a cell two cards were placed on).
-    pub(crate) fn recognise_placed(&self, frame: &RgbImage) -> (Recognition, Vec<Placed>) {
+    /// One image read on its own (`arbiter recognise`): a calibration
+    /// that no longer fits it is refused, with why, rather than used to
+    /// name cells it does not name.
+    pub fn recognise_checked(&self, frame: &RgbImage) -> Result<Recognition, Stale> {
         let finding = find(frame, self.deck.model());
-        let (mut recognition, placed) = self.place(&finding.cards, frame.dimensions());
+        if let Some(cal) = &self.calibration {
+            cal.check(&finding.cards, frame.dimensions())?;
+        }
+        let (mut recognition, _) = self.place(&finding.cards, frame.dimensions());
         recognition.busy = finding.hand;
+        Ok(recognition)
+    }
+
+    /// A frame of a running camera, and the outline each cell's card was
+    /// read at (none for a cell two cards were placed on). A calibration
+    /// that no longer fits (the camera was moved or zoomed) is set aside,
+    /// and a new one is fitted from the first still frame whose cards
+    /// allow it, so cells keep their names from then on; the reading's
+    /// `note` says each of the two, once.
+    pub(crate) fn recognise_placed(&mut self, frame: &RgbImage) -> (Recognition, Vec<Placed>) {
+        let finding = find(frame, self.deck.model());
+        let size = frame.dimensions();
+        let mut note = None;
+        if !finding.hand {
+            if let Some(cal) = &self.calibration
+                && let Err(stale) = cal.check(&finding.cards, size)
+            {
+                note = Some(format!(
+                    "the calibration made from {} no longer fits: {}; set aside: the camera \
+                     recalibrates itself once {MIN_CARDS} cards lie in 2 rows and 2 columns \
+                     (cells come from the cards alone until then)",
+                    cal.source, stale.reason
+                ));
+                self.calibration = None;
+                self.recalibrating = true;
+            }
+            if self.recalibrating
+                && let Ok(cal) = Calibration::from_detections(&finding.cards, size, "a frame")
+            {
+                note = Some(format!(
+                    "recalibrated from this frame's {} cards, a card {:.0} px wide \
+                     (`arbiter calibrate` saves a calibration for the next game)",
+                    finding.cards.len(),
+                    cal.card_px
+                ));
+                self.calibration = Some(cal);
+                self.recalibrating = false;
+            }
+        }
+        let (mut recognition, placed) = self.place(&finding.cards, size);
+        recognition.busy = finding.hand;
+        recognition.note = note.or(recognition.note);
         (recognition, placed)
     }
 

@@ -35,7 +35,22 @@ pub fn recognise(
                 continue;
             }
         };
-        let rec = r.recognise(&img);
+        let rec = match r.recognise_checked(&img) {
+            Ok(rec) => rec,
+            Err(stale) => {
+                // Cells named by a calibration that does not fit would be
+                // the wrong cells: the image is refused, and why.
+                eprintln!(
+                    "arbiter: {}: {}: {stale}: calibrate on this camera with `arbiter calibrate \
+                     --image {}`, or leave out --calibration to name cells from the cards alone",
+                    path.display(),
+                    calibration.map_or(String::new(), |c| c.display().to_string()),
+                    path.display()
+                );
+                failed += 1;
+                continue;
+            }
+        };
         if let Some(note) = &rec.note {
             eprintln!("arbiter: {}: {note}", path.display());
         }
@@ -59,7 +74,7 @@ pub fn recognise(
         }
     }
     if failed > 0 {
-        bail!("{failed} of {} images could not be read", images.len());
+        bail!("{failed} of {} images were not read", images.len());
     }
     Ok(())
 }
