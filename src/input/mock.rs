@@ -22,7 +22,9 @@
 //!   works too, but the table between shows a missed FLIP for a moment;
 //! - missed FLIP: `s` `s` only; missed SWAP: `space` at the piece, `space`
 //!   at the face-down card (the piece stacks on it, the origin is left
-//!   empty); a card out of order: `c` until it is shown, then `u`.
+//!   empty), mended as the flag says: `Tab` at the piece takes the card
+//!   from under it, `space` at the origin puts it there; a card out of
+//!   order: `c` until it is shown, then `u`.
 //!
 //! **Chessboards** ([`MockTable::chessboard`], DoubleCross) hold one piece a
 //! square: a piece put down on another captures it. **Enochian boards**
@@ -111,6 +113,10 @@ pub const HELP: &[(&str, &str)] = &[
         "swap: mark this card; at another cell, swap the two top cards; here again, unmark",
     ),
     ("x  Del", "take the top card here off the table"),
+    (
+        "Tab",
+        "take the card from under the piece here (to mend a missed SWAP: then space where it belongs)",
+    ),
     (
         "c",
         "choose another card to place: the mover's, then the other colours', then the next card again",
@@ -250,6 +256,9 @@ pub struct MockTable {
     stacks: BTreeMap<Cell, Vec<MockCard>>,
     cursor: Cell,
     held: Option<(MockCard, Cell)>,
+    /// The held card was taken from under the top card of its cell (Tab):
+    /// Esc puts it back there, under.
+    held_from_under: bool,
     marked: Option<Cell>,
     /// The card chosen with [`MockKey::CycleCard`] instead of the next one.
     chosen: Option<Card>,
@@ -310,6 +319,7 @@ impl MockTable {
                 .collect(),
             cursor: start.cells().first().map_or(Cell::default(), |(c, _)| *c),
             held: None,
+            held_from_under: false,
             marked: None,
             chosen: None,
             colours: Colour::ALL.to_vec(),
@@ -548,6 +558,7 @@ impl MockTable {
             }
             MockKey::PickPut => match self.held.take() {
                 Some((card, _)) => {
+                    self.held_from_under = false;
                     self.push(here, card);
                     self.report()
                 }
@@ -559,6 +570,23 @@ impl MockTable {
                     None => nothing("no card here to pick up"),
                 },
             },
+            MockKey::OtherInCell => {
+                if self.held.is_some() {
+                    return nothing("a card is in hand: put it down first (space)");
+                }
+                match self.stacks.get_mut(&here) {
+                    // A piece on a vacant square: the face-down card under
+                    // it comes up in the hand, the piece stays. This is how
+                    // a missed SWAP is mended as its flag says.
+                    Some(s) if s.len() >= 2 => {
+                        let card = s.remove(s.len() - 2);
+                        self.held = Some((card, here));
+                        self.held_from_under = true;
+                        self.report()
+                    }
+                    _ => nothing("Tab takes the card from under a piece: there is none here"),
+                }
+            }
             MockKey::Flip => {
                 let Some(card) = self.stacks.get_mut(&here).and_then(|s| s.last_mut()) else {
                     return nothing("no card here to flip");
@@ -601,10 +629,14 @@ impl MockTable {
                 self.chosen = self.cycle(next);
                 MockOutcome::Cursor
             }
-            MockKey::OtherInCell => nothing("Tab chooses a card of an Enochian throne pair"),
             MockKey::Cancel => {
                 if let Some((card, from)) = self.held.take() {
-                    self.push(from, card);
+                    match self.stacks.get_mut(&from) {
+                        Some(s) if std::mem::take(&mut self.held_from_under) => {
+                            s.insert(s.len() - 1, card);
+                        }
+                        _ => self.push(from, card),
+                    }
                     self.report()
                 } else if self.marked.take().is_some() {
                     self.report()
@@ -1068,6 +1100,46 @@ mod tests {
             (a.action.as_str(), a.from, a.to),
             ("move", Some(Cell::new(2, 0)), Some(Cell::new(0, 1)))
         );
+    }
+
+    /// The flag says to put the face-down card from under the piece back
+    /// where the piece stood: Tab lifts it from under the piece, space puts
+    /// it there, and nothing in between is judged.
+    #[test]
+    fn a_missed_swap_is_mended_by_taking_the_card_from_under_the_piece() {
+        let mut p = Play::opening();
+        p.at(0, 0, &[Swap]);
+        p.at(2, 1, &[Flip, Swap]);
+        assert!(p.at(2, 0, &[PickPut]).is_empty());
+        let f = one_flag(p.at(0, 1, &[PickPut]));
+        assert_eq!(f.kind, FlagKind::MissedSwap);
+        // Lifted and put back with Esc: under the knight again, as it was.
+        let before = p.mock.stack(Cell::new(0, 1)).to_vec();
+        assert!(p.keys(&[OtherInCell]).is_empty());
+        assert_eq!(p.mock.stack(Cell::new(0, 1)), &[MockCard::up(BN)]);
+        assert!(p.keys(&[Cancel]).is_empty());
+        assert_eq!(p.mock.stack(Cell::new(0, 1)), before.as_slice());
+        // Lifted and put where the knight stood.
+        assert!(p.keys(&[OtherInCell]).is_empty());
+        let ev = p.at(2, 0, &[PickPut]);
+        assert_eq!(
+            ev[0],
+            EventBody::Cleared {
+                kind: FlagKind::MissedSwap,
+                how: How::Mended
+            }
+        );
+        let a = one_action(ev[1..].to_vec());
+        assert_eq!(
+            (a.action.as_str(), a.from, a.to),
+            ("move", Some(Cell::new(2, 0)), Some(Cell::new(0, 1)))
+        );
+        assert_eq!(p.referee.open_flag(), None);
+        // One card alone: nothing under it.
+        assert!(matches!(
+            p.mock.handle(OtherInCell, None),
+            MockOutcome::Nothing(_)
+        ));
     }
 
     #[test]
