@@ -303,14 +303,21 @@ impl ChessboardView<'_> {
             if let Some(army) = throne.filter(|_| partner.is_none()) {
                 buf.set_string(r.x, bottom, army.letter().to_string(), chip_style(army));
             }
-            if self.networks {
-                let letter = if dark { "C" } else { "A" };
-                buf.set_string(
-                    r.x + r.width - 1,
-                    bottom,
-                    letter,
-                    square.fg(Color::Indexed(16)),
-                );
+        }
+        // The network's letter on every square, the marked ones too: one
+        // in from the bottom-right corner (a corner may hold a mark), with
+        // a blank either side, so it stands apart from the dotted fill and
+        // from the next square's letter.
+        if self.networks && r.height >= 2 && r.width >= 4 && fit != Some(PairFit::Stacked) {
+            let bottom = r.y + r.height - 1;
+            let x = r.x + r.width - 2;
+            let letter = if dark { "C" } else { "A" };
+            let plain = Style::new().bg(bg);
+            buf.set_string(x - 1, bottom, " ", plain);
+            let ink = plain.fg(Color::Indexed(16)).add_modifier(Modifier::BOLD);
+            buf.set_string(x, bottom, letter, ink);
+            if mark == ' ' {
+                buf.set_string(x + 1, bottom, " ", plain);
             }
         }
 
@@ -478,11 +485,35 @@ mod tests {
     #[test]
     fn the_networks_letter_and_tint_every_square() {
         let t = enochian_table();
-        let (rows, buf) = draw(view(&t, &[], &[], true), 83, 41);
-        // a8 is light: Aries; b8 is dark: Cancer (bottom-right corners).
-        assert_eq!(&rows[4][3 + 9..3 + 10], "A");
-        assert_eq!(rows[4].chars().nth(3 + 19), Some('C'));
+        // h5 flagged: its letter shows too, beside the mark.
+        let flagged = [sq("h5")];
+        let mut v = view(&t, &[], &[], true);
+        v.marks.flagged = &flagged;
+        let (rows, buf) = draw(v, 83, 41);
         assert_eq!(buf[(3, 0)].bg, ARIES_BG);
         assert_eq!(buf[(13, 0)].bg, CANCER_BG);
+        // Each square's bottom row: its letter one in from the right
+        // corner, a blank before it, never touching the fill or the next
+        // square's letter. a8 is light (Aries), b8 dark (Cancer).
+        for rank in 0..8 {
+            let row: Vec<char> = rows[rank * 5 + 4].chars().collect();
+            for file in 0..8 {
+                let x = 3 + file * 10 + 8;
+                let want = if (file + rank) % 2 == 0 { 'A' } else { 'C' };
+                assert_eq!(
+                    row[x],
+                    want,
+                    "rank {} file {file}: {:?}",
+                    8 - rank,
+                    rows[rank * 5 + 4]
+                );
+                assert_eq!(row[x - 1], ' ', "rank {} file {file}", 8 - rank);
+                assert!(
+                    matches!(row[x + 1], ' ' | '!'),
+                    "rank {} file {file}",
+                    8 - rank
+                );
+            }
+        }
     }
 }
