@@ -347,6 +347,44 @@ fn play_without_a_terminal_says_so_and_writes_nothing() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
+/// A mistyped option of `play` is said as such, with or without a
+/// terminal: the command line is checked before the view is needed.
+#[test]
+fn play_names_a_mistyped_option_before_it_needs_a_terminal() {
+    for (args, want) in [
+        (
+            &["play", "--game", "chess"][..],
+            "--game chess: unknown game",
+        ),
+        (
+            &["play", "--players", "white,green"],
+            "unknown colour \"green\"",
+        ),
+        (
+            &["play", "--battleplan", "white=QQQ"],
+            "--battleplan white=QQQ",
+        ),
+        (
+            &["play", "--setup", "nosuch.toml"],
+            "nosuch.toml: cannot read",
+        ),
+        (
+            &["play", "--game", "twelve", "--players", "white,black"],
+            "set up twelve with --setup FILE",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the binary runs");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
 /// A serial port that is not there, at the start, is an error at once
 /// (exit 2, one line naming the port and the ports this machine has), not
 /// retried for ever: for `watch`, with `--no-reconnect` too, and for
@@ -440,8 +478,9 @@ fn a_missing_file_is_one_line_with_its_reason_once() {
 
 /// A frames input that ends having judged no table says why (how many
 /// frames, how many read, whether any card was found or none stayed
-/// still) and exits non-zero: an empty folder, a folder of broken
-/// images, and a folder of unrelated stills.
+/// still) and exits non-zero: a folder of broken images, and a folder of
+/// unrelated stills. A folder with no image at all, or none, is refused
+/// at the start, before a game is set up.
 #[test]
 fn a_frames_input_that_judges_nothing_says_why_and_fails() {
     let root = std::env::temp_dir().join(format!("arbiter-noframes-{}", std::process::id()));
@@ -452,7 +491,14 @@ fn a_frames_input_that_judges_nothing_says_why_and_fails() {
     let empty_input = format!("frames:{}", empty.display());
     let broken_input = format!("frames:{}", broken.display());
     for (input, why) in [
-        (empty_input.as_str(), "no frame at all"),
+        (
+            empty_input.as_str(),
+            "no frames: the folder holds no .png, .jpg or .jpeg image",
+        ),
+        (
+            "frames:/nonexistent-arbiter",
+            "cannot read the folder of frames",
+        ),
         (
             broken_input.as_str(),
             "none of its 1 files could be decoded",
@@ -462,10 +508,13 @@ fn a_frames_input_that_judges_nothing_says_why_and_fails() {
         let o = arbiter(&["watch", "--input", input, "--setup", SHARED]);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{input}: {err}");
-        assert!(
-            err.contains("judged no table") && err.contains(why),
-            "{input}: {err}"
-        );
+        assert!(err.contains(why), "{input}: {err}");
+        if input.contains("empty") || input.contains("nonexistent") {
+            assert_eq!(err.lines().count(), 1, "{input}: {err}");
+            assert!(o.stdout.is_empty(), "no game started: {input}");
+        } else {
+            assert!(err.contains("judged no table"), "{input}: {err}");
+        }
     }
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -110,15 +110,25 @@ impl DirSource {
                 dir.display()
             )));
         }
-        let entries = std::fs::read_dir(dir)
-            .map_err(|e| FrameError::Source(format!("{}: {e}", dir.display())))?;
+        let unreadable = |e: std::io::Error| {
+            FrameError::Source(format!(
+                "{}: cannot read the folder of frames: {e}",
+                dir.display()
+            ))
+        };
         let mut files = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| FrameError::Source(format!("{}: {e}", dir.display())))?;
-            let path = entry.path();
+        for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+            let path = entry.map_err(unreadable)?.path();
             if is_image_name(&path) && path.is_file() {
                 files.push(path);
             }
+        }
+        // Said now, before a game is set up for a recording that has none.
+        if files.is_empty() {
+            return Err(FrameError::Source(format!(
+                "{}: no frames: the folder holds no .png, .jpg or .jpeg image",
+                dir.display()
+            )));
         }
         files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
         Ok(DirSource {

@@ -868,7 +868,8 @@ impl DeckModel {
             path: path.to_path_buf(),
             what,
         };
-        let entries = std::fs::read_dir(dir).map_err(|e| err(dir, e.to_string()))?;
+        let entries =
+            std::fs::read_dir(dir).map_err(|e| err(dir, format!("cannot read the folder: {e}")))?;
         let mut paths = Vec::new();
         for entry in entries {
             let path = entry.map_err(|e| err(dir, e.to_string()))?.path();

@@ -41,10 +41,15 @@ struct Plan {
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
+    // The command line first, with nothing opened: a mistyped option is
+    // said as such, terminal or not.
+    let mut delay = step_delay(args.step_delay)?;
+    if args.resume.is_none() {
+        setup::check_args(&args)?;
+    }
     // Before anything is opened or written: with no terminal there is no
     // game to keep.
     Screen::check()?;
-    let mut delay = step_delay(args.step_delay)?;
     let seed = args.seed.unwrap_or_else(clock_seed);
     let plan = match &args.resume {
         Some(path) => resumed(&args, path.clone())?,

@@ -89,23 +89,22 @@ pub fn colours(names: &[String], option: &str) -> Result<Vec<Colour>> {
         .collect()
 }
 
-fn en_prise(args: &PlayArgs, seed: u64) -> Result<GameSetup> {
-    let names = args
-        .players
-        .clone()
-        .unwrap_or_else(|| vec!["white".into(), "black".into()]);
-    let players = colours(&names, "--players")?;
-    let mut known = Vec::new();
-    for b in &args.battleplans {
-        let (name, cards) = b.split_once('=').ok_or_else(|| {
-            anyhow!("--battleplan {b}: write COLOUR=CARDS, such as white=NPPBQRPPNPBPRPP")
-        })?;
-        let c = Colour::from_name(name.trim())
-            .filter(|c| players.contains(c))
-            .ok_or_else(|| anyhow!("--battleplan {b}: {name} is not playing"))?;
-        parse_battleplan(cards, c).map_err(|e| anyhow!("--battleplan {b}: {e}"))?;
-        known.push((c, cards.trim().to_string()));
+/// Checks the setup the command line gives, with nothing opened: the
+/// game, the players, the Battleplans, the `--setup` file. A mistyped
+/// option is said as such before the view is needed.
+pub fn check_args(args: &PlayArgs) -> Result<()> {
+    if let Some(path) = &args.setup {
+        return from_file(args, path).context("--setup").map(drop);
     }
+    match game_of(args)? {
+        GameKind::EnPrise => given_battleplans(args).map(drop),
+        GameKind::DoubleCross => doublecross(args).map(drop),
+        other => plain(args, other).map(drop),
+    }
+}
+
+fn en_prise(args: &PlayArgs, seed: u64) -> Result<GameSetup> {
+    let (players, known) = given_battleplans(args)?;
     let plans = if players.iter().all(|c| known.iter().any(|(k, _)| k == c)) {
         known
     } else {
@@ -122,6 +121,28 @@ fn en_prise(args: &PlayArgs, seed: u64) -> Result<GameSetup> {
             .collect(),
         ..Default::default()
     }))
+}
+
+/// En Prise's players (`--players`, white and black when left out) and the
+/// Battleplans `--battleplan` gives, each checked.
+fn given_battleplans(args: &PlayArgs) -> Result<(Vec<Colour>, Vec<(Colour, String)>)> {
+    let names = args
+        .players
+        .clone()
+        .unwrap_or_else(|| vec!["white".into(), "black".into()]);
+    let players = colours(&names, "--players")?;
+    let mut known = Vec::new();
+    for b in &args.battleplans {
+        let (name, cards) = b.split_once('=').ok_or_else(|| {
+            anyhow!("--battleplan {b}: write COLOUR=CARDS, such as white=NPPBQRPPNPBPRPP")
+        })?;
+        let c = Colour::from_name(name.trim())
+            .filter(|c| players.contains(c))
+            .ok_or_else(|| anyhow!("--battleplan {b}: {name} is not playing"))?;
+        parse_battleplan(cards, c).map_err(|e| anyhow!("--battleplan {b}: {e}"))?;
+        known.push((c, cards.trim().to_string()));
+    }
+    Ok((players, known))
 }
 
 /// DoubleCross from the command line: the standard start and deck; its
