@@ -123,9 +123,12 @@ fn en_prise(args: &PlayArgs, seed: u64) -> Result<GameSetup> {
     }))
 }
 
+/// Each colour's Battleplan, as typed.
+type Battleplans = Vec<(Colour, String)>;
+
 /// En Prise's players (`--players`, white and black when left out) and the
 /// Battleplans `--battleplan` gives, each checked.
-fn given_battleplans(args: &PlayArgs) -> Result<(Vec<Colour>, Vec<(Colour, String)>)> {
+fn given_battleplans(args: &PlayArgs) -> Result<(Vec<Colour>, Battleplans)> {
     let names = args
         .players
         .clone()
