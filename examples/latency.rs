@@ -250,11 +250,18 @@ fn measure(
     let relay = Live {
         name: live.name,
         events: rx,
-        leds: None,
     };
     let out = Stamped::default();
-    run_live(script, relay, &mut out.clone(), &mut io::sink(), true, None)
-        .map_err(|e| e.to_string())?;
+    run_live(
+        script,
+        relay,
+        Vec::new(),
+        &mut out.clone(),
+        &mut io::sink(),
+        true,
+        None,
+    )
+    .map_err(|e| e.to_string())?;
     let lines = out.lines.lock().map_err(|e| e.to_string())?.clone();
     let observed = observed.lock().map_err(|e| e.to_string())?.clone();
     // The first event of each step, when written (the game's start is

@@ -11,7 +11,9 @@ pub mod tui;
 
 // The layers' crates, under the paths the rest of the code knows:
 // `arbiter::games`, `arbiter::table`, `arbiter::vision::cards`, ...
-pub use arbiter_core::{event, games, journal, observation, referee, replay, script, setup, table};
+pub use arbiter_core::{
+    event, games, journal, observation, referee, replay, script, session, setup, table,
+};
 pub use arbiter_vision as vision;
 
 /// The physical deck: the mat's tag registry and learning it, and the

@@ -11,7 +11,34 @@ use std::time::{Duration, Instant};
 
 use arbiter::deck::tags::Registry;
 use arbiter::event::Event;
-use arbiter::input::live::{Health, LedState, LiveEvent};
+use arbiter::input::live::{Health, LiveEvent};
+use arbiter::referee::AnyReferee;
+use arbiter::session::{Judged, Output, OutputError, Session};
+use arbiter::table::Beneath;
+
+/// Every event a game session gives, in order.
+#[derive(Default)]
+struct Kept(Vec<Event>);
+
+impl Output for Kept {
+    fn started(&mut self, events: &[Event], _: &dyn AnyReferee) -> Result<(), OutputError> {
+        self.0.extend_from_slice(events);
+        Ok(())
+    }
+    fn judged(&mut self, j: &Judged<'_>) -> Result<(), OutputError> {
+        self.0.extend_from_slice(j.events);
+        Ok(())
+    }
+    fn finished(
+        &mut self,
+        _: usize,
+        events: &[Event],
+        _: &dyn AnyReferee,
+    ) -> Result<(), OutputError> {
+        self.0.extend_from_slice(events);
+        Ok(())
+    }
+}
 use arbiter::input::mat::{self, MatConfig};
 use arbiter::input::matplan::{self, Transients};
 use arbiter::input::matsim::{self, SimConfig, WireTransients};
@@ -115,38 +142,30 @@ fn through_the_mat(
     let mut mat_cfg = MatConfig::new(path, Registry::simulated());
     mat_cfg.settle = Duration::from_millis(40);
     mat_cfg.reconnect = true;
-    let live = mat::spawn(mat_cfg).expect("the simulated mat's port opens");
-    let mut referee = referee_for(script).unwrap();
-    let mut events = referee.start();
-    let mut step = 0;
-    // The lights follow the flags and checks, as `arbiter watch` lights them.
-    let mut leds = LedState::default();
-    let mut light = |evs: &[Event], referee: &dyn arbiter::referee::AnyReferee| {
-        if let (Some(tx), Some(lit)) = (&live.leds, leds.update(evs, &referee.open_flags())) {
-            let _ = tx.send(lit);
-        }
-    };
+    let mat = mat::spawn(mat_cfg).expect("the simulated mat's port opens");
+    let live = mat.live;
+    // A game session, as `arbiter watch` runs one: the lights follow the
+    // flags and checks as its output.
+    let mut session = Session::new(referee_for(script).unwrap()).with_output(Box::new(mat.lights));
+    let mut kept = Kept::default();
+    session.start(&mut kept).unwrap();
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         assert!(Instant::now() < deadline, "the mat never finished");
         match live.events.recv_timeout(Duration::from_millis(50)) {
             Ok(LiveEvent::Observation(obs)) => {
-                let evs = referee.observe(step, &obs);
-                light(&evs, referee.as_ref());
-                events.extend(evs);
-                step += 1;
+                session.observe(&obs, &Beneath::new(), &mut kept).unwrap();
             }
             // Once the simulator has played out, a closed port is the end.
             Ok(LiveEvent::Health(Health::Reconnecting(_))) if sim.is_finished() => break,
             Ok(LiveEvent::Ended) => break,
             Ok(_) => {}
-            Err(_) if sim.is_finished() && step > 0 => {
+            Err(_) if sim.is_finished() && session.next_step() > 0 => {
                 // Let the last settle through, then stop.
                 std::thread::sleep(Duration::from_millis(200));
                 while let Ok(ev) = live.events.try_recv() {
                     if let LiveEvent::Observation(obs) = ev {
-                        events.extend(referee.observe(step, &obs));
-                        step += 1;
+                        session.observe(&obs, &Beneath::new(), &mut kept).unwrap();
                     }
                 }
                 break;
@@ -154,7 +173,8 @@ fn through_the_mat(
             Err(_) => {}
         }
     }
-    events.extend(referee.finish(step.saturating_sub(1)));
+    session.finish(&mut kept).unwrap();
+    let events = kept.0;
     let report = sim.join().unwrap().expect("the simulator ran");
     (events, plan.offset, report)
 }
@@ -620,7 +640,9 @@ fn tables_through_the_mat(script: &Script, t: Transients, protocol: u8) -> Vec<T
     let mut mat_cfg = MatConfig::new(path, Registry::simulated());
     mat_cfg.settle = Duration::from_millis(40);
     mat_cfg.reconnect = false;
-    let live = mat::spawn(mat_cfg).expect("the simulated mat's port opens");
+    let live = mat::spawn(mat_cfg)
+        .expect("the simulated mat's port opens")
+        .live;
     let mut tables: Vec<Table> = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {

@@ -317,7 +317,6 @@ fn a_stalled_camera_is_shown_and_clears() {
     let live = Live {
         name: "camera:0".into(),
         events: rx,
-        leds: None,
     };
     let mut app = App::new(referee, Source::Live(live), "camera:0".into(), None, false);
     tx.send(LiveEvent::Health(Health::Connected)).unwrap();

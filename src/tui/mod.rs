@@ -33,12 +33,13 @@ use ratatui::crossterm::event::{
 use chooser::{ChooserOutcome, DrawChooser};
 
 use crate::event::{ActionKind, Event, EventBody, Flag};
-use crate::input::live::{Health, LedState, Live, LiveEvent};
+use crate::input::live::{Health, Live, LiveEvent};
 use crate::input::mock::{MockKey, MockOutcome, MockTable};
 use crate::input::script::ScriptInput;
 use crate::journal::{Input, Journal, Record};
 use crate::observation::Observation;
 use crate::referee::AnyReferee;
+use crate::session::{Judged, Output, OutputError, Session};
 use crate::table::{Beneath, Cell, Table};
 
 /// Where the observations come from.
@@ -68,31 +69,21 @@ pub enum Banner {
 }
 
 pub struct App {
-    referee: Box<dyn AnyReferee>,
+    /// The game: its referee, step numbers and outputs (the journal, a
+    /// mat's lights); the view is its output too, through `shown`.
+    session: Session,
+    /// What the view keeps of the game, as the session tells it.
+    shown: Shown,
     game: String,
     players: Vec<String>,
     source: Source,
     source_name: String,
-    /// The next observation's step number.
-    step: usize,
-    log: Vec<Event>,
-    /// The cells of the last action (origin and destination, or the card
-    /// placed).
-    last_action: Vec<Cell>,
-    banners: Vec<Banner>,
-    /// The last table seen, in the board's frame.
-    observed: Option<Table>,
-    health: Health,
-    journal: Option<Journal>,
     /// Why the last key did nothing, or a hint.
     hint: Option<String>,
     quiet: bool,
     help: bool,
     confirm_quit: bool,
     quit: bool,
-    /// A new flag or check since the last bell.
-    bell: bool,
-    leds: LedState,
     /// The game takes draws and calls from keys (it offered some at the
     /// start: DoubleCross).
     inputs: bool,
@@ -142,166 +133,40 @@ pub const ENOCHIAN_INPUT_HELP: &[(&str, &str)] = &[
 pub const NETWORKS_HELP: (&str, &str) =
     ("w", "show the networks: Aries light, Cancer dark squares");
 
-impl App {
-    pub fn new(
-        referee: Box<dyn AnyReferee>,
-        source: Source,
-        source_name: String,
-        journal: Option<Journal>,
-        quiet: bool,
-    ) -> App {
-        let mut referee = referee;
-        let log = referee.start();
-        let (game, players) = match log.first().map(|e| &e.body) {
-            Some(EventBody::GameStarted { game, players }) => (game.clone(), players.clone()),
-            _ => (String::new(), Vec::new()),
-        };
-        App {
-            referee,
-            game,
-            players,
-            source,
-            source_name,
-            step: 0,
-            log,
+/// What the view keeps of the game: the log, the last action, the
+/// banners, the table last seen and the input's health. It is the view's
+/// own output of the game's session, lent to each step.
+struct Shown {
+    log: Vec<Event>,
+    /// The cells of the last action (origin and destination, or the card
+    /// placed).
+    last_action: Vec<Cell>,
+    banners: Vec<Banner>,
+    /// The last table seen, in the board's frame.
+    observed: Option<Table>,
+    health: Health,
+    /// A new flag or check since the last bell.
+    bell: bool,
+    /// What the input said of itself last, not yet shown as a hint.
+    note: Option<String>,
+}
+
+impl Shown {
+    fn new() -> Shown {
+        Shown {
+            log: Vec::new(),
             last_action: Vec::new(),
             banners: Vec::new(),
             observed: None,
             health: Health::Connected,
-            journal,
-            hint: None,
-            quiet,
-            help: false,
-            confirm_quit: false,
-            quit: false,
             bell: false,
-            leds: LedState::default(),
-            inputs: false,
-            chessboard: false,
-            armies: false,
-            chooser: None,
-            networks: false,
-            rng: StdRng::seed_from_u64(DEFAULT_SEED),
-        }
-        .with_inputs()
-    }
-
-    fn with_inputs(mut self) -> App {
-        let panel = self.referee.panel();
-        self.chessboard = panel.chessboard;
-        self.armies = panel.armies.is_some();
-        // Enochian calls come and go during the game (none may be open at
-        // the start): its keys are always there, and say why when idle.
-        self.inputs = !self.referee.offered_inputs().is_empty() || self.armies;
-        self
-    }
-
-    /// A cell as the players name it: a square on a chessboard.
-    fn cell_name(&self, c: Cell) -> String {
-        match c.square() {
-            Some(sq) if self.chessboard => sq,
-            _ => c.to_string(),
+            note: None,
         }
     }
 
-    /// Seeds the mock device's random draws.
-    pub fn with_seed(mut self, seed: u64) -> App {
-        self.rng = StdRng::seed_from_u64(seed);
-        self
-    }
-
-    /// Replays what a journal holds (a resumed game) without journaling it
-    /// again: its observations, and the points where an input ended.
-    pub fn restore(&mut self, records: &[Record]) {
-        let journal = self.journal.take();
-        let mut beneath = None;
-        for r in records {
-            match &r.input {
-                Input::Start => {}
-                Input::Observation {
-                    step,
-                    observation,
-                    beneath: under,
-                } => {
-                    self.step = *step;
-                    if let Observation::Table(_) = observation {
-                        beneath = Some(under);
-                    }
-                    self.observe(observation.clone());
-                }
-                Input::Finish { step } => {
-                    let events = self.referee.finish(*step);
-                    self.take_events(events);
-                }
-            }
-        }
-        self.journal = journal;
-        self.bell = false;
-        if let Source::Script(s) = &mut self.source {
-            s.skip(self.step);
-        }
-        if let (Source::Mock(m), Some(t)) = (&mut self.source, &self.observed) {
-            // The mock starts again from the cards that show, with the
-            // stacks under them, in the frame the table is now read in.
-            let offset = self.referee.last_offset();
-            let under: Beneath = beneath
-                .into_iter()
-                .flatten()
-                .map(|(&c, cards)| (c.plus(offset), cards.clone()))
-                .collect();
-            *m = m.restarted_with(t, &under);
-        }
-    }
-
-    /// Where the observations come from.
-    pub fn source(&self) -> &Source {
-        &self.source
-    }
-
-    pub fn should_quit(&self) -> bool {
-        self.quit
-    }
-
-    pub fn events(&self) -> &[Event] {
-        &self.log
-    }
-
-    /// Judges one observation and takes in what the referee says.
-    pub fn observe(&mut self, obs: Observation) {
-        let step = self.step;
-        self.step += 1;
-        let events = self.referee.observe(step, &obs);
-        self.health = match &obs {
-            Observation::Busy => Health::Busy,
-            Observation::Table(t) if !t.unreadable_cells().is_empty() => Health::Unreadable,
-            _ => Health::Connected,
-        };
-        if let Source::Live(live) = &self.source
-            && let Some(tx) = &live.leds
-            && let Some(lit) = self.leds.update(&events, &self.referee.open_flags())
-        {
-            // A device that has gone away takes no lights; nothing to do.
-            let _ = tx.send(lit);
-        }
-        if let Observation::Table(t) = &obs {
-            self.observed = Some(t.shifted(self.referee.last_offset()));
-        }
-        let beneath = match (&self.source, &obs) {
-            (Source::Mock(m), Observation::Table(_)) => m.beneath(),
-            _ => Beneath::new(),
-        };
-        if let Some(j) = &mut self.journal
-            && let Err(e) = j.append_with(step, &obs, &beneath, &events)
-        {
-            // The game goes on; the players must know the journal stopped.
-            self.hint = Some(format!("JOURNAL NOT WRITTEN: {e}"));
-        }
-        self.take_events(events);
-    }
-
-    fn take_events(&mut self, events: Vec<Event>) {
+    fn take_events(&mut self, events: &[Event]) {
         let mut acted = false;
-        for e in &events {
+        for e in events {
             match &e.body {
                 // Only actions on the board move the highlight and end a
                 // check's banner: a draw (DoubleCross) leaves the last move
@@ -357,7 +222,186 @@ impl App {
                 _ => {}
             }
         }
-        self.log.extend(events);
+        self.log.extend(events.iter().cloned());
+    }
+}
+
+impl Output for Shown {
+    fn started(&mut self, events: &[Event], _: &dyn AnyReferee) -> Result<(), OutputError> {
+        self.take_events(events);
+        Ok(())
+    }
+
+    fn judged(&mut self, j: &Judged<'_>) -> Result<(), OutputError> {
+        self.health = Health::implied_by(j.observation).unwrap_or(Health::Connected);
+        if let Observation::Table(t) = j.observation {
+            self.observed = Some(t.shifted(j.referee.last_offset()));
+        }
+        self.take_events(j.events);
+        Ok(())
+    }
+
+    fn health(&mut self, health: &Health) {
+        self.health = health.clone();
+    }
+
+    fn note(&mut self, note: &str) {
+        self.note = Some(note.to_string());
+    }
+
+    fn finished(
+        &mut self,
+        _: usize,
+        events: &[Event],
+        _: &dyn AnyReferee,
+    ) -> Result<(), OutputError> {
+        self.take_events(events);
+        self.health = Health::Ended;
+        Ok(())
+    }
+}
+
+impl App {
+    pub fn new(
+        referee: Box<dyn AnyReferee>,
+        source: Source,
+        source_name: String,
+        journal: Option<Journal>,
+        quiet: bool,
+    ) -> App {
+        let mut session = Session::new(referee);
+        if let Some(j) = journal {
+            session.add_output(Box::new(j));
+        }
+        let mut shown = Shown::new();
+        // The view's own output cannot fail, and the journal wrote its
+        // start when it was made.
+        let _ = session.start(&mut shown);
+        let (game, players) = match shown.log.first().map(|e| &e.body) {
+            Some(EventBody::GameStarted { game, players }) => (game.clone(), players.clone()),
+            _ => (String::new(), Vec::new()),
+        };
+        App {
+            session,
+            shown,
+            game,
+            players,
+            source,
+            source_name,
+            hint: None,
+            quiet,
+            help: false,
+            confirm_quit: false,
+            quit: false,
+            inputs: false,
+            chessboard: false,
+            armies: false,
+            chooser: None,
+            networks: false,
+            rng: StdRng::seed_from_u64(DEFAULT_SEED),
+        }
+        .with_inputs()
+    }
+
+    fn with_inputs(mut self) -> App {
+        let panel = self.session.referee().panel();
+        self.chessboard = panel.chessboard;
+        self.armies = panel.armies.is_some();
+        // Enochian calls come and go during the game (none may be open at
+        // the start): its keys are always there, and say why when idle.
+        self.inputs = !self.session.referee().offered_inputs().is_empty() || self.armies;
+        self
+    }
+
+    /// A cell as the players name it: a square on a chessboard.
+    fn cell_name(&self, c: Cell) -> String {
+        match c.square() {
+            Some(sq) if self.chessboard => sq,
+            _ => c.to_string(),
+        }
+    }
+
+    /// Seeds the mock device's random draws.
+    pub fn with_seed(mut self, seed: u64) -> App {
+        self.rng = StdRng::seed_from_u64(seed);
+        self
+    }
+
+    /// Another output of the game's session (a mat's lights).
+    pub fn with_output(mut self, output: Box<dyn Output>) -> App {
+        self.session.add_output(output);
+        self
+    }
+
+    /// Replays what a journal holds (a resumed game) without journaling it
+    /// again: its observations, and the points where an input ended.
+    pub fn restore(&mut self, records: &[Record]) {
+        let mut beneath = None;
+        for r in records {
+            // The view's own output cannot fail.
+            let _ = match &r.input {
+                Input::Start => Ok(Vec::new()),
+                Input::Observation {
+                    step,
+                    observation,
+                    beneath: under,
+                } => {
+                    if let Observation::Table(_) = observation {
+                        beneath = Some(under);
+                    }
+                    self.session.replay(*step, observation, &mut self.shown)
+                }
+                Input::Finish { step } => self.session.replay_finish(*step, &mut self.shown),
+            };
+        }
+        self.shown.bell = false;
+        if let Source::Script(s) = &mut self.source {
+            s.skip(self.session.next_step());
+        }
+        if let (Source::Mock(m), Some(t)) = (&mut self.source, &self.shown.observed) {
+            // The mock starts again from the cards that show, with the
+            // stacks under them, in the frame the table is now read in.
+            let offset = self.session.referee().last_offset();
+            let under: Beneath = beneath
+                .into_iter()
+                .flatten()
+                .map(|(&c, cards)| (c.plus(offset), cards.clone()))
+                .collect();
+            *m = m.restarted_with(t, &under);
+        }
+    }
+
+    /// Where the observations come from.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.shown.log
+    }
+
+    /// Judges one observation through the game's session.
+    pub fn observe(&mut self, obs: Observation) {
+        let beneath = match (&self.source, &obs) {
+            (Source::Mock(m), Observation::Table(_)) => m.beneath(),
+            _ => Beneath::new(),
+        };
+        let result = self.session.observe(&obs, &beneath, &mut self.shown);
+        self.after(result.map(drop));
+    }
+
+    /// After a step: an output that failed (the journal) is told to the
+    /// players, and the game goes on; what the input said is shown.
+    fn after(&mut self, result: Result<(), OutputError>) {
+        if let Err(e) = result {
+            self.hint = Some(format!("JOURNAL NOT WRITTEN: {e}"));
+        } else if let Some(note) = self.shown.note.take() {
+            self.hint = Some(note);
+        }
     }
 
     /// Time passes: a timed script steps; a live input reports.
@@ -381,19 +425,11 @@ impl App {
             let Ok(ev) = live.events.try_recv() else {
                 return;
             };
-            match ev {
-                LiveEvent::Observation(obs) => self.observe(obs),
-                LiveEvent::Health(h) => self.health = h,
-                LiveEvent::Note(n) => self.hint = Some(n),
-                LiveEvent::Ended => {
-                    let events = self.referee.finish(self.step.saturating_sub(1));
-                    if let Some(j) = &mut self.journal {
-                        let _ = j.finish(self.step.saturating_sub(1), &events);
-                    }
-                    self.take_events(events);
-                    self.health = Health::Ended;
-                    return;
-                }
+            let ended = matches!(ev, LiveEvent::Ended);
+            let result = self.session.input(ev, &mut self.shown);
+            self.after(result.map(drop));
+            if ended {
+                return;
             }
         }
     }
@@ -411,14 +447,10 @@ impl App {
     fn update_ended(&mut self) {
         if let Source::Script(s) = &mut self.source
             && s.ended()
-            && self.health != Health::Ended
+            && !self.session.is_finished()
         {
-            let events = self.referee.finish(self.step.saturating_sub(1));
-            if let Some(j) = &mut self.journal {
-                let _ = j.finish(self.step.saturating_sub(1), &events);
-            }
-            self.take_events(events);
-            self.health = Health::Ended;
+            let result = self.session.finish(&mut self.shown);
+            self.after(result.map(drop));
         }
     }
 
@@ -483,7 +515,9 @@ impl App {
 
     /// Whether quitting would leave a game unfinished.
     fn in_progress(&self) -> bool {
-        self.step > 0 && !self.referee.is_over() && self.health != Health::Ended
+        self.session.next_step() > 0
+            && !self.session.referee().is_over()
+            && self.shown.health != Health::Ended
     }
 
     fn source_key(&mut self, key: KeyEvent) {
@@ -494,7 +528,7 @@ impl App {
         {
             return;
         }
-        let next = self.referee.next_card();
+        let next = self.session.referee().next_card();
         match &mut self.source {
             Source::Script(s) => {
                 if key.code == KeyCode::Char(' ') || key.code == KeyCode::Char('n') {
@@ -508,7 +542,7 @@ impl App {
             Source::Live(_) => {}
             Source::Mock(m) => {
                 let Some(k) = mock_key(key) else { return };
-                let panel = self.referee.panel();
+                let panel = self.session.referee().panel();
                 if let Some(p) = panel.players.iter().find(|p| p.to_move) {
                     m.set_preferred(p.plan.clone());
                 }
@@ -529,7 +563,7 @@ impl App {
         if self.armies {
             return self.army_key(c);
         }
-        let offered = self.referee.offered_inputs();
+        let offered = self.session.referee().offered_inputs();
         let holding = matches!(&self.source, Source::Mock(m) if m.held().is_some());
         match c {
             // The draw would end the turn with the board in mid-move.
@@ -586,7 +620,7 @@ impl App {
             self.hint = Some("Put the piece in hand down first (space, or Esc)".into());
             return true;
         }
-        let offered = self.referee.offered_inputs();
+        let offered = self.session.referee().offered_inputs();
         let rolls: Vec<u8> = offered
             .iter()
             .filter_map(|o| match o {
@@ -635,7 +669,8 @@ impl App {
                 // Any army may withdraw (EN-WDR-2), but one keyboard serves
                 // the whole table: the key speaks for the army to move.
                 let mover = self
-                    .referee
+                    .session
+                    .referee()
                     .panel()
                     .armies
                     .and_then(|a| a.armies.into_iter().find(|a| a.to_move))
@@ -661,10 +696,10 @@ impl App {
     }
 
     fn no_roll_why(&self) -> String {
-        let panel = self.referee.panel();
+        let panel = self.session.referee().panel();
         let die = panel.armies.and_then(|a| a.die);
         match die {
-            _ if self.referee.is_over() => "The game is over: no more rolls".into(),
+            _ if self.session.referee().is_over() => "The game is over: no more rolls".into(),
             None => "No die: this game is played without divination (EN-DIV)".into(),
             Some(d) => match (d.roll, d.needs) {
                 (Some(n), Some(needs)) => {
@@ -687,7 +722,7 @@ impl App {
     }
 
     fn no_draw_why(&self) -> String {
-        if self.referee.is_over() {
+        if self.session.referee().is_over() {
             "The game is over: no more draws".into()
         } else {
             "No draw now: the game waits for something else (see the panel)".into()
@@ -697,7 +732,7 @@ impl App {
     /// The player who would draw next: the one to act when a draw is due,
     /// else the other (a draw ends the turn under way).
     fn drawer(&self) -> Option<String> {
-        let panel = self.referee.panel();
+        let panel = self.session.referee().panel();
         let i = panel.players.iter().position(|p| p.to_move)?;
         let acting = panel.cards.as_ref().is_some_and(|c| c.drawn.is_some());
         let i = if acting {
@@ -710,11 +745,11 @@ impl App {
 
     /// Rings the terminal bell if something new deserves it.
     pub fn take_bell(&mut self) -> bool {
-        std::mem::take(&mut self.bell) && !self.quiet
+        std::mem::take(&mut self.shown.bell) && !self.quiet
     }
 
     fn open_flags(&self) -> Vec<&Flag> {
-        self.referee.open_flags()
+        self.session.referee().open_flags()
     }
 }
 

@@ -23,7 +23,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     let [left, right] =
         Layout::horizontal([Constraint::Min(20), Constraint::Length(side_w)]).areas(main);
 
-    let panel = app.referee.panel();
+    let panel = app.session.referee().panel();
     draw_board(app, &panel, frame, left);
     let mut game_lines = match &panel.armies {
         Some(armies) => {
@@ -129,6 +129,7 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
         .flat_map(|f| f.cells.iter().copied())
         .collect();
     let attackers: Vec<_> = app
+        .shown
         .banners
         .iter()
         .flat_map(|b| match b {
@@ -139,9 +140,10 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
         })
         .collect();
     let table = app
+        .shown
         .observed
         .as_ref()
-        .unwrap_or(app.referee.expected_table());
+        .unwrap_or(app.session.referee().expected_table());
     let (cursor, marked) = match &app.source {
         Source::Mock(m) => (Some(m.cursor()), m.marked()),
         Source::Script(_) | Source::Live(_) => (None, None),
@@ -149,7 +151,7 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
     let marks = |table, marked| Marks {
         table,
         flagged: &flagged,
-        last_action: &app.last_action,
+        last_action: &app.shown.last_action,
         attackers: &attackers,
         cursor,
         marked,
@@ -217,9 +219,10 @@ fn board_table(app: &App) -> Table {
     match &app.source {
         Source::Mock(m) if app.chessboard => m.table(),
         _ => app
+            .shown
             .observed
             .clone()
-            .unwrap_or_else(|| app.referee.expected_table().clone()),
+            .unwrap_or_else(|| app.session.referee().expected_table().clone()),
     }
 }
 
@@ -552,7 +555,7 @@ fn game_lines(app: &App, panel: &Panel) -> Vec<Line<'static>> {
 
 /// The last card drawn and by whom ("wR, drawn by white").
 fn last_draw(app: &App) -> Option<String> {
-    app.log.iter().rev().find_map(|e| match &e.body {
+    app.shown.log.iter().rev().find_map(|e| match &e.body {
         EventBody::Action(a) if a.action == ActionKind::Draw => {
             let card = match (a.card, &a.joust) {
                 (Some(c), _) => c.to_string(),
@@ -651,7 +654,7 @@ fn title_of(c: Colour) -> &'static str {
 /// What the flags panel says, as lines to wrap.
 fn flag_lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    for b in &app.banners {
+    for b in &app.shown.banners {
         let (text, style) = match b {
             Banner::Check { player, attackers } => (
                 format!(
@@ -687,7 +690,7 @@ fn flag_lines(app: &App) -> Vec<Line<'static>> {
         lines.push(Line::from(f.message.clone()));
     }
     // The second part of an action still to do: a prompt, not an alarm.
-    let pending = app.referee.panel().pending;
+    let pending = app.session.referee().panel().pending;
     if let Some(p) = &pending
         && app.open_flags().is_empty()
     {
@@ -699,7 +702,7 @@ fn flag_lines(app: &App) -> Vec<Line<'static>> {
             Span::raw(format!("  {}", p.message)),
         ]));
     }
-    if app.open_flags().is_empty() && app.banners.is_empty() && pending.is_none() {
+    if app.open_flags().is_empty() && app.shown.banners.is_empty() && pending.is_none() {
         lines.push(Line::styled(
             "The table matches the game.",
             Style::new().fg(Color::Green),
@@ -760,6 +763,7 @@ fn draw_log(app: &App, frame: &mut Frame, area: Rect) {
     let mut used = 0;
     let mut lines: Vec<Line> = Vec::new();
     for e in app
+        .shown
         .log
         .iter()
         .filter(|e| !matches!(e.body, EventBody::GameStarted { .. }))
@@ -798,7 +802,7 @@ fn draw_log(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 fn draw_status(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
-    let (health, style) = match &app.health {
+    let (health, style) = match &app.shown.health {
         Health::Connected => ("● connected".to_string(), Style::new().fg(Color::Green)),
         Health::Busy => (
             "◌ busy: hands over the table".to_string(),
@@ -852,7 +856,7 @@ fn draw_status(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
             }
         }
         Source::Mock(m) => {
-            let next = app.referee.next_card();
+            let next = app.session.referee().next_card();
             let card = m
                 .card_to_place(next)
                 .map(|c| c.to_string())
@@ -889,7 +893,7 @@ fn input_hint(app: &App, panel: &Panel) -> Option<&'static str> {
     if app.armies {
         return Some(army_hint(app));
     }
-    let offered = app.referee.offered_inputs();
+    let offered = app.session.referee().offered_inputs();
     let offers = |call: &str| {
         offered
             .iter()
@@ -921,7 +925,7 @@ fn input_hint(app: &App, panel: &Panel) -> Option<&'static str> {
 
 /// [`input_hint`] for Enochian Chess: what the game waits for first.
 fn army_hint(app: &App) -> &'static str {
-    let offered = app.referee.offered_inputs();
+    let offered = app.session.referee().offered_inputs();
     let offers = |call: &str| {
         offered
             .iter()
@@ -1353,7 +1357,7 @@ yR yP .. .. .. .. rP rQ
             offered: (1..=6).map(Observation::Roll).collect(),
         });
         app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE));
-        assert_eq!(app.step, 1, "one roll observed");
+        assert_eq!(app.session.next_step(), 1, "one roll observed");
         let mut app2 = self::app(Shown {
             table: array(),
             panel: panel(None),
@@ -1367,6 +1371,6 @@ yR yP .. .. .. .. rP rQ
         );
         app2.on_key(KeyEvent::new(KeyCode::Char('E'), KeyModifiers::NONE));
         assert!(app2.hint.as_deref().is_some_and(|h| h.contains("EN-XCH")));
-        assert_eq!(app2.step, 0);
+        assert_eq!(app2.session.next_step(), 0);
     }
 }

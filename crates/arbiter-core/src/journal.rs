@@ -1262,6 +1262,28 @@ fn diagram(table: &Table) -> String {
     out
 }
 
+/// The journal as one of a game session's outputs: every step appended
+/// and flushed as it is judged, and the input's end.
+impl crate::session::Output for Journal {
+    fn judged(
+        &mut self,
+        j: &crate::session::Judged<'_>,
+    ) -> Result<(), crate::session::OutputError> {
+        self.append_with(j.step, j.observation, j.beneath, j.events)
+            .map_err(|e| crate::session::OutputError::Failed(e.to_string()))
+    }
+
+    fn finished(
+        &mut self,
+        step: usize,
+        events: &[Event],
+        _: &dyn AnyReferee,
+    ) -> Result<(), crate::session::OutputError> {
+        self.finish(step, events)
+            .map_err(|e| crate::session::OutputError::Failed(e.to_string()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

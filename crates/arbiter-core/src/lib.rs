@@ -16,6 +16,7 @@ pub mod observation;
 pub mod referee;
 pub mod replay;
 pub mod script;
+pub mod session;
 pub mod setup;
 pub mod table;
 pub mod toml_text;

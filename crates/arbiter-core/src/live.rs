@@ -1,12 +1,9 @@
-//! Inputs that run on their own thread (the card-reader mat, later the
-//! camera): they send what they see over a channel, and take LED commands
-//! back.
+//! Inputs that run on their own thread (the card-reader mat, the camera):
+//! they send what they see over a channel.
 
 use std::sync::mpsc::{Receiver, SendError, Sender};
 
-use crate::event::{Event, EventBody, Flag, FlagKind};
 use crate::observation::Observation;
-use crate::table::Cell;
 
 /// The input's health, for the status line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,6 +21,21 @@ pub enum Health {
     Stalled(String),
     /// The input has nothing more to give.
     Ended,
+}
+
+impl Health {
+    /// The health an observation says by itself: hands over the table, a
+    /// card not read, a table read. Outputs take it from the observation
+    /// (see [`crate::session::Output::judged`]), so an input need not send
+    /// it as well.
+    pub fn implied_by(obs: &Observation) -> Option<Health> {
+        match obs {
+            Observation::Busy => Some(Health::Busy),
+            Observation::Table(t) if !t.unreadable_cells().is_empty() => Some(Health::Unreadable),
+            Observation::Table(_) => Some(Health::Connected),
+            _ => None,
+        }
+    }
 }
 
 /// What a live input reports.
@@ -90,176 +102,10 @@ fn log(source: &str, ev: &LiveEvent) {
     }
 }
 
-/// A live input as the loops see it.
+/// A live input as the loops see it: only what comes in. What goes back
+/// to a device (a mat's lights) is one of the session's outputs, made by
+/// the device's crate.
 pub struct Live {
     pub name: String,
     pub events: Receiver<LiveEvent>,
-    /// Where LED commands go, for inputs that light cells.
-    pub leds: Option<Sender<Vec<Led>>>,
-}
-
-/// A cell lit on the mat.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Led {
-    pub cell: Cell,
-    pub colour: LedColour,
-    pub blink: bool,
-}
-
-/// Distinct colours per kind of trouble, so players see at a glance what a
-/// lit cell wants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LedColour {
-    /// An illegal placement or move, a wrong card, a wrong player.
-    Red,
-    /// A physical slip to mend: a missed SWAP's origin, a missed FLIP.
-    Amber,
-    /// A piece giving check.
-    Yellow,
-    /// Cards to turn face-down (a mated player's).
-    Blue,
-    /// A card the input cannot read.
-    White,
-}
-
-impl LedColour {
-    pub fn rgb(self) -> (u8, u8, u8) {
-        match self {
-            LedColour::Red => (255, 0, 0),
-            LedColour::Amber => (255, 120, 0),
-            LedColour::Yellow => (255, 220, 0),
-            LedColour::Blue => (0, 80, 255),
-            LedColour::White => (200, 200, 200),
-        }
-    }
-}
-
-/// Follows the event stream and says which cells to light: the cells of
-/// the open flags and the pieces giving check. Output logic, outside the
-/// referee.
-#[derive(Default)]
-pub struct LedState {
-    attackers: Vec<Cell>,
-    lit: Vec<Led>,
-}
-
-impl LedState {
-    /// Takes the events of one observation and the flags open after it;
-    /// the new lights if they changed.
-    pub fn update(&mut self, events: &[Event], open: &[&Flag]) -> Option<Vec<Led>> {
-        for e in events {
-            match &e.body {
-                EventBody::Action(a) if a.action != crate::event::ActionKind::Pass => {
-                    self.attackers.clear()
-                }
-                EventBody::Check { attackers, .. } => {
-                    self.attackers.extend(attackers.iter().copied())
-                }
-                EventBody::Checkmate { .. } | EventBody::GameOver { .. } => self.attackers.clear(),
-                _ => {}
-            }
-        }
-        let mut lit: Vec<Led> = Vec::new();
-        for f in open {
-            let (colour, blink) = flag_colour(f.kind);
-            lit.extend(f.cells.iter().map(|&cell| Led {
-                cell,
-                colour,
-                blink,
-            }));
-        }
-        for &cell in &self.attackers {
-            if !lit.iter().any(|l| l.cell == cell) {
-                lit.push(Led {
-                    cell,
-                    colour: LedColour::Yellow,
-                    blink: false,
-                });
-            }
-        }
-        if lit == self.lit {
-            return None;
-        }
-        self.lit = lit.clone();
-        Some(lit)
-    }
-}
-
-fn flag_colour(kind: FlagKind) -> (LedColour, bool) {
-    match kind {
-        FlagKind::MissedSwap | FlagKind::MissedFlip => (LedColour::Amber, true),
-        FlagKind::MissedEliminationFlip => (LedColour::Blue, true),
-        FlagKind::Unreadable => (LedColour::White, true),
-        _ => (LedColour::Red, true),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn flag(kind: FlagKind, cells: Vec<Cell>) -> Flag {
-        Flag {
-            kind,
-            cells,
-            rule: "X".into(),
-            message: String::new(),
-            player: None,
-            squares: vec![],
-        }
-    }
-
-    #[test]
-    fn flags_light_their_cells_and_clear_when_closed() {
-        let mut leds = LedState::default();
-        let swap = flag(FlagKind::MissedSwap, vec![Cell::new(2, 1)]);
-        let lit = leds.update(&[], &[&swap]).unwrap();
-        assert_eq!(
-            lit,
-            vec![Led {
-                cell: Cell::new(2, 1),
-                colour: LedColour::Amber,
-                blink: true
-            }]
-        );
-        assert_eq!(
-            leds.update(&[], &[&swap]),
-            None,
-            "nothing new: nothing sent"
-        );
-        let illegal = flag(FlagKind::IllegalPlacement, vec![Cell::new(5, 5)]);
-        assert_eq!(
-            leds.update(&[], &[&illegal]).unwrap()[0].colour,
-            LedColour::Red
-        );
-        assert_eq!(leds.update(&[], &[]).unwrap(), vec![], "cleared: all dark");
-    }
-
-    #[test]
-    fn a_checking_piece_stays_lit_until_the_next_action() {
-        let mut leds = LedState::default();
-        let check = Event {
-            step: 3,
-            body: EventBody::Check {
-                player: "black".into(),
-                attackers: vec![Cell::new(0, 2)],
-                squares: vec![],
-            },
-        };
-        let lit = leds.update(std::slice::from_ref(&check), &[]).unwrap();
-        assert_eq!(lit[0].colour, LedColour::Yellow);
-        let action = Event {
-            step: 4,
-            body: EventBody::Action(crate::event::ActionEvent {
-                player: "black".into(),
-                action: crate::event::ActionKind::Move,
-                card: None,
-                from: None,
-                to: None,
-                captured: None,
-                ..Default::default()
-            }),
-        };
-        assert_eq!(leds.update(&[action], &[]).unwrap(), vec![]);
-    }
 }

@@ -19,7 +19,9 @@ use firmware_protocol::{
 };
 
 use crate::tags::Registry;
-use arbiter_core::live::{Health, Led, Live, LiveEvent, Reporter};
+use arbiter_core::live::{Health, Live, LiveEvent, Reporter};
+
+use crate::lights::{Led, MatLights};
 use arbiter_core::observation::Observation;
 use arbiter_core::table::{Cell, Table, Token};
 
@@ -453,9 +455,16 @@ impl MatHost {
     }
 }
 
+/// A mat running on its thread: what it reports, and its lights (an
+/// output for the game's session).
+pub struct Mat {
+    pub live: Live,
+    pub lights: MatLights,
+}
+
 /// Runs the mat on a thread: opens the port, greets, scans, reports, and
 /// reconnects with backoff when the port goes away (unless told not to).
-pub fn spawn(cfg: MatConfig) -> Result<Live, OpenError> {
+pub fn spawn(cfg: MatConfig) -> Result<Mat, OpenError> {
     // The port is opened here, not on the thread: one that cannot be
     // opened at the start is a mistyped name or an unplugged mat, told to
     // the player at once, not retried for ever. Reconnecting is for a mat
@@ -470,10 +479,9 @@ pub fn spawn(cfg: MatConfig) -> Result<Live, OpenError> {
     let name = format!("mat {}", cfg.port.display());
     let reporter = Reporter::new(tx, name.clone());
     std::thread::spawn(move || run(cfg, reporter, led_rx, port));
-    Ok(Live {
-        name,
-        events: rx,
-        leds: Some(led_tx),
+    Ok(Mat {
+        live: Live { name, events: rx },
+        lights: MatLights::new(led_tx),
     })
 }
 
@@ -1060,12 +1068,12 @@ mod tests {
         let lit = vec![
             Led {
                 cell: Cell::new(2, 1),
-                colour: arbiter_core::live::LedColour::Amber,
+                colour: crate::lights::LedColour::Amber,
                 blink: true,
             },
             Led {
                 cell: Cell::new(9, 9),
-                colour: arbiter_core::live::LedColour::Red,
+                colour: crate::lights::LedColour::Red,
                 blink: false,
             },
         ];

@@ -11,6 +11,7 @@
 //! included: the mat's tests, and `arbiter mat simulate`.
 
 pub mod host;
+pub mod lights;
 pub mod register;
 pub mod tags;
 

@@ -504,11 +504,7 @@ pub fn spawn(
     std::thread::spawn(move || capture(source, frames_tx));
     let reporter = Reporter::new(tx, name.clone());
     std::thread::spawn(move || run(frames, live, stall_after(&cfg), recognise, cfg, reporter));
-    Live {
-        name,
-        events: rx,
-        leds: None,
-    }
+    Live { name, events: rx }
 }
 
 /// Frames a source may read ahead of the one being recognised: enough
@@ -540,17 +536,6 @@ fn stall_after(cfg: &FramesConfig) -> Duration {
     cfg.stall_after.unwrap_or(STALL_AFTER)
 }
 
-/// The health the loops take from an observation on their own
-/// (`tui::App::observe`), so it is not sent again.
-fn implied_health(obs: &Observation) -> Option<Health> {
-    match obs {
-        Observation::Busy => Some(Health::Busy),
-        Observation::Table(t) if !t.unreadable_cells().is_empty() => Some(Health::Unreadable),
-        Observation::Table(_) => Some(Health::Connected),
-        _ => None,
-    }
-}
-
 /// Stops when nobody listens any more (a send fails).
 /// `live`: the source is a camera (see [`FrameSource::live`]).
 fn run(
@@ -572,7 +557,7 @@ fn run(
     let report = |obs: Option<Observation>, settler: &Settler, shown: &mut Health| {
         if let Some(obs) = obs {
             judged.set(judged.get() + usize::from(matches!(obs, Observation::Table(_))));
-            if let Some(h) = implied_health(&obs) {
+            if let Some(h) = Health::implied_by(&obs) {
                 *shown = h;
             }
             tx.send(LiveEvent::Observation(obs)).ok()?;
@@ -1333,7 +1318,6 @@ mod tests {
             Box::new(by_colour),
             cfg,
         );
-        assert!(live.leds.is_none());
         assert_eq!(
             collect(live),
             vec![

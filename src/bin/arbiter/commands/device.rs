@@ -8,6 +8,7 @@ use arbiter::deck::tags::Registry;
 use arbiter::input::live::Live;
 use arbiter::input::mat::{self, MatConfig};
 use arbiter::input::vision::{self, CameraInput, VisionConfig};
+use arbiter::session::Output;
 
 use crate::args::MatArgs;
 use crate::input_spec::InputSpec;
@@ -91,17 +92,36 @@ pub fn recorded_setup(input: &InputSpec) -> Option<PathBuf> {
     }
 }
 
+/// A device opened: what it reports, and what the game sends back to it
+/// (a mat's lights), as outputs for the game's session.
+pub struct Device {
+    pub live: Live,
+    pub outputs: Vec<Box<dyn Output>>,
+}
+
+impl From<mat::Mat> for Device {
+    fn from(m: mat::Mat) -> Device {
+        Device {
+            live: m.live,
+            outputs: vec![Box::new(m.lights)],
+        }
+    }
+}
+
 /// Opens the device `input` names (a mat or a camera).
-pub fn open_with(input: &InputSpec, s: &DeviceSettings) -> Result<Live> {
+pub fn open_with(input: &InputSpec, s: &DeviceSettings) -> Result<Device> {
     match input {
-        InputSpec::Serial(port) => Ok(mat::spawn(mat_config(port, s)?)?),
-        InputSpec::Camera(c) => Ok(vision::open(c, &vision_config(s))?),
+        InputSpec::Serial(port) => Ok(mat::spawn(mat_config(port, s)?)?.into()),
+        InputSpec::Camera(c) => Ok(Device {
+            live: vision::open(c, &vision_config(s))?,
+            outputs: Vec::new(),
+        }),
         other => anyhow::bail!("--input {other}: not a device"),
     }
 }
 
 /// Opens the device `input` names, read as `--setup`, `--deck` and the
 /// other device options say.
-pub fn open(input: &InputSpec, args: &MatArgs) -> Result<Live> {
+pub fn open(input: &InputSpec, args: &MatArgs) -> Result<Device> {
     open_with(input, &DeviceSettings::from(args))
 }

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use arbiter::input::live::Live;
 use arbiter::input::mat::{self, MatConfig};
 use arbiter::input::mock::MockTable;
 use arbiter::input::script::ScriptInput;
@@ -14,7 +13,7 @@ use arbiter::script::Script;
 use arbiter::table::Colour;
 use arbiter::tui::{App, Screen, Source};
 
-use super::device::{self, DeviceSettings};
+use super::device::{self, Device, DeviceSettings};
 use super::replay::{DEMO_NAME, demo, step_delay};
 use super::setup::{self, same_game};
 use crate::args::PlayArgs;
@@ -28,7 +27,7 @@ enum Src {
     Script(Box<Script>),
     Mock,
     Mat(MatConfig),
-    Live(Live),
+    Live(Device),
 }
 
 /// Where the game comes from (a journal, a script, the demo or the setup
@@ -144,6 +143,7 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
         resumed,
     } = plan;
     let referee = referee_for(&setup)?;
+    let mut outputs = Vec::new();
     let source = match source {
         Src::Script(s) => Source::Script(ScriptInput::new(*s, delay)),
         Src::Mock => {
@@ -158,8 +158,8 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
                 Source::Mock(MockTable::new(&start).with_colours(&colours_of(&setup)))
             }
         }
-        Src::Mat(cfg) => Source::Live(mat::spawn(cfg)?),
-        Src::Live(live) => Source::Live(live),
+        Src::Mat(cfg) => live(mat::spawn(cfg)?.into(), &mut outputs),
+        Src::Live(device) => live(device, &mut outputs),
     };
     // The screen opens before the journal is made: a terminal that cannot
     // be used leaves no empty game for `--resume` to find.
@@ -177,11 +177,20 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
     let journal_path = journal.path().display().to_string();
     tracing::info!(source = %name, journal = %journal_path, "the view starts");
     let mut app = App::new(referee, source, name, Some(journal), args.quiet).with_seed(seed);
+    for o in outputs {
+        app = app.with_output(o);
+    }
     app.restore(&observations);
     arbiter::tui::run(app, &mut screen).context("the terminal")?;
     drop(screen);
     eprintln!("arbiter: the game is kept in {journal_path}");
     Ok(())
+}
+
+/// A device's input, its outputs (a mat's lights) put with the others.
+fn live(device: Device, outputs: &mut Vec<Box<dyn arbiter::session::Output>>) -> Source {
+    outputs.extend(device.outputs);
+    Source::Live(device.live)
 }
 
 fn colours_of(script: &Script) -> Vec<Colour> {

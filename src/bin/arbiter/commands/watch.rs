@@ -81,6 +81,16 @@ fn watch_device(
         Some(p) => Some(Journal::create(&p, &setup.setup_toml())?),
         None => None,
     };
-    let live = device::open(input, mat)?;
-    headless(|out| run_live(&setup, live, out, &mut io::stderr(), json, journal))
+    let device = device::open(input, mat)?;
+    headless(|out| {
+        run_live(
+            &setup,
+            device.live,
+            device.outputs,
+            out,
+            &mut io::stderr(),
+            json,
+            journal,
+        )
+    })
 }
