@@ -139,15 +139,19 @@ fn session(
 }
 
 /// Plays a script's steps through a game session (paced by `delay`, if
-/// given).
+/// given), with `outputs` beside the printed events (the spectator page).
 pub fn run_script(
     script: &Script,
+    outputs: Vec<Box<dyn Output>>,
     out: &mut impl Write,
     json: bool,
     start: Start,
     delay: Option<Duration>,
 ) -> Result<(), HeadlessError> {
     let mut session = session(start, || referee_for(script))?;
+    for o in outputs {
+        session.add_output(o);
+    }
     let mut notes = io::sink();
     let mut printer = Printer {
         out,

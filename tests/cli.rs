@@ -518,3 +518,31 @@ fn a_frames_input_that_judges_nothing_says_why_and_fails() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `--serve` says where the page is; an address that is no address, or
+/// one already taken, is one line and exit 2, before any game starts.
+#[test]
+fn serve_says_where_and_refuses_an_address_it_cannot_use() {
+    let script = format!("script:{SHARED}");
+    let o = arbiter(&["watch", "--input", &script, "--serve", "127.0.0.1:0"]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("spectators can watch at http://127.0.0.1:"),
+        "{err}"
+    );
+    assert!(!err.contains("on the network"), "{err}");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken = taken.local_addr().unwrap().to_string();
+    for (addr, why) in [
+        ("nonsense", "not an address"),
+        (taken.as_str(), "cannot listen there"),
+    ] {
+        let o = arbiter(&["watch", "--input", &script, "--serve", addr]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{addr}: {err}");
+        assert_eq!(err.lines().count(), 1, "{addr}: {err}");
+        assert!(err.contains(why), "{addr}: {err}");
+        assert!(o.stdout.is_empty(), "no game started: {addr}");
+    }
+}

@@ -58,6 +58,25 @@ fn the_device_crates_stand_on_the_core_only() {
     }
 }
 
+/// The spectator page's server stands on the core only: no device, no
+/// screen, no other layer; and the core knows nothing of the web.
+#[test]
+fn the_web_crate_stands_on_the_core_only() {
+    let deps = dependencies("crates/arbiter-web/Cargo.toml");
+    assert!(deps.contains("arbiter-core"));
+    for d in &deps {
+        let layer = d.starts_with("arbiter") && d != "arbiter-core";
+        assert!(
+            !layer && !DEVICES.contains(&d.as_str()),
+            "arbiter-web depends on {d}"
+        );
+    }
+    let core = dependencies("crates/arbiter-core/Cargo.toml");
+    for web in ["axum", "tokio", "hyper"] {
+        assert!(!core.contains(web), "arbiter-core depends on {web}");
+    }
+}
+
 /// A dependency table of a manifest (`dependencies`, `dev-dependencies`):
 /// each crate's entry, as written.
 fn table(manifest: &str, key: &str) -> toml::Table {

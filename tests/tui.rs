@@ -306,6 +306,27 @@ fn any_window_size_draws_without_panic_and_a_small_one_says_so() {
     );
 }
 
+/// With `--serve`, the status line says where the spectator page is, at
+/// both sizes.
+#[test]
+fn the_status_line_says_where_spectators_can_watch() {
+    let script = demo();
+    let referee = referee_for(&script).unwrap();
+    let start = referee.expected_table().clone();
+    let app = App::new(
+        referee,
+        Source::Mock(MockTable::new(&start)),
+        "mock".into(),
+        None,
+        false,
+    )
+    .serving("http://127.0.0.1:7979/".into());
+    for size in [(120, 40), (80, 24)] {
+        let s = screen(&app, size);
+        assert!(s.contains("http://127.0.0.1:7979/"), "{s}");
+    }
+}
+
 /// A camera that stops sending frames is shown as stalled in the status
 /// line, the game as it was, and connected again when frames come.
 #[test]

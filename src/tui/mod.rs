@@ -78,6 +78,8 @@ pub struct App {
     players: Vec<String>,
     source: Source,
     source_name: String,
+    /// Where the spectator page is served, shown on the status line.
+    serving: Option<String>,
     /// Why the last key did nothing, or a hint.
     hint: Option<String>,
     quiet: bool,
@@ -269,9 +271,25 @@ impl App {
         journal: Option<Journal>,
         quiet: bool,
     ) -> App {
+        App::with_outputs(referee, source, source_name, journal, Vec::new(), quiet)
+    }
+
+    /// [`App::new`], with more outputs for the game's session (a mat's
+    /// lights, the spectator page), which hear it from its start.
+    pub fn with_outputs(
+        referee: Box<dyn AnyReferee>,
+        source: Source,
+        source_name: String,
+        journal: Option<Journal>,
+        outputs: Vec<Box<dyn Output>>,
+        quiet: bool,
+    ) -> App {
         let mut session = Session::new(referee);
         if let Some(j) = journal {
             session.add_output(Box::new(j));
+        }
+        for o in outputs {
+            session.add_output(o);
         }
         let mut shown = Shown::new();
         // The view's own output cannot fail, and the journal wrote its
@@ -288,6 +306,7 @@ impl App {
             players,
             source,
             source_name,
+            serving: None,
             hint: None,
             quiet,
             help: false,
@@ -327,9 +346,9 @@ impl App {
         self
     }
 
-    /// Another output of the game's session (a mat's lights).
-    pub fn with_output(mut self, output: Box<dyn Output>) -> App {
-        self.session.add_output(output);
+    /// Says on the status line where the spectator page is served.
+    pub fn serving(mut self, url: String) -> App {
+        self.serving = Some(url);
         self
     }
 

@@ -869,6 +869,12 @@ fn draw_status(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
         Span::styled(health, style),
         Span::raw(format!("  {source}")),
     ];
+    if let Some(url) = &app.serving {
+        spans.push(Span::styled(
+            format!("  ⌁ {url}"),
+            Style::new().fg(Color::Green),
+        ));
+    }
     if let Some(h) = &app.hint {
         spans.push(Span::styled(
             format!("  {h}"),

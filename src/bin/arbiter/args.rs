@@ -64,6 +64,8 @@ pub enum Command {
         #[arg(long, value_name = "SECS")]
         step_delay: Option<f64>,
         #[command(flatten)]
+        serve: ServeArgs,
+        #[command(flatten)]
         mat: MatArgs,
     },
     /// The referee view at the table: a full-screen board, each game's
@@ -257,6 +259,16 @@ pub struct MatArgs {
     pub realtime: bool,
 }
 
+/// `--serve`: the spectator page.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ServeArgs {
+    /// Serve a live page of the game to browsers at ADDR (default
+    /// 127.0.0.1:7979, this machine only; 0.0.0.0:PORT lets other machines
+    /// on the network watch). Read-only.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = arbiter_web::DEFAULT_ADDR)]
+    pub serve: Option<String>,
+}
+
 #[derive(clap::Args)]
 pub struct PlayArgs {
     #[command(flatten)]
@@ -298,6 +310,8 @@ pub struct PlayArgs {
     /// No terminal bell on flags and checks.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub serve: ServeArgs,
     /// Seed the mock device's random draws (DoubleCross: the `n` key) and
     /// die rolls (Enochian: the `r` key), to deal and roll the same again;
     /// default: from the clock.

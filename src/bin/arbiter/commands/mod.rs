@@ -11,7 +11,39 @@ mod watch;
 
 use anyhow::Result;
 
-use crate::args::{Command, DeckCommand};
+use crate::args::{Command, DeckCommand, ServeArgs};
+
+/// Starts the spectator page if `--serve` asks for it: its output for the
+/// game's session, and a line saying where to look.
+pub fn spectators(serve: &ServeArgs) -> Result<Option<Spectators>> {
+    let Some(addr) = &serve.serve else {
+        return Ok(None);
+    };
+    let (page, output) = arbiter_web::serve(addr)?;
+    let mut said = format!("spectators can watch at {}", page.url());
+    let mut short = page.url();
+    if page.on_the_network() {
+        said += &format!(
+            " (served on the network, {}: anyone who can reach this machine can watch)",
+            page.addr
+        );
+        short += " (on the network)";
+    }
+    tracing::info!("{said}");
+    Ok(Some(Spectators {
+        said,
+        short,
+        output: Box::new(output),
+    }))
+}
+
+/// The spectator page started: what to tell the players, at length and
+/// for a status line, and the session's output.
+pub struct Spectators {
+    pub said: String,
+    pub short: String,
+    pub output: Box<dyn arbiter::session::Output>,
+}
 
 pub fn run(command: Command) -> Result<()> {
     match command {
@@ -22,8 +54,9 @@ pub fn run(command: Command) -> Result<()> {
             journal,
             resume,
             step_delay,
+            serve,
             mat,
-        } => watch::run(&input, json, journal, resume, step_delay, &mat),
+        } => watch::run(&input, json, journal, resume, step_delay, &serve, &mat),
         Command::Export { journal } => {
             print!("{}", arbiter::journal::export(&journal)?);
             Ok(())

@@ -144,6 +144,13 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
     } = plan;
     let referee = referee_for(&setup)?;
     let mut outputs = Vec::new();
+    // The page starts before the screen: an address that cannot be served
+    // is said plainly, and the game not begun.
+    let mut serving = None;
+    if let Some(page) = super::spectators(&args.serve)? {
+        serving = Some(page.short);
+        outputs.push(page.output);
+    }
     let source = match source {
         Src::Script(s) => Source::Script(ScriptInput::new(*s, delay)),
         Src::Mock => {
@@ -176,9 +183,10 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
     };
     let journal_path = journal.path().display().to_string();
     tracing::info!(source = %name, journal = %journal_path, "the view starts");
-    let mut app = App::new(referee, source, name, Some(journal), args.quiet).with_seed(seed);
-    for o in outputs {
-        app = app.with_output(o);
+    let mut app = App::with_outputs(referee, source, name, Some(journal), outputs, args.quiet)
+        .with_seed(seed);
+    if let Some(url) = serving {
+        app = app.serving(url);
     }
     app.restore(&observations);
     arbiter::tui::run(app, &mut screen).context("the terminal")?;

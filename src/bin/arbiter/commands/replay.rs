@@ -21,7 +21,16 @@ pub fn run(script: Option<&Path>, json: bool, pgn: bool) -> Result<()> {
         print!("{}", arbiter::replay::record(&script)?);
         return Ok(());
     }
-    headless(|out| run_script(&script, out, json, Start::New { journal: None }, None))
+    headless(|out| {
+        run_script(
+            &script,
+            Vec::new(),
+            out,
+            json,
+            Start::New { journal: None },
+            None,
+        )
+    })
 }
 
 /// The bundled demo, parsed (a test parses it too).

@@ -11,8 +11,9 @@ use arbiter::script::Script;
 
 use super::device;
 use super::replay::{headless, step_delay};
-use crate::args::MatArgs;
+use crate::args::{MatArgs, ServeArgs};
 use crate::input_spec::InputSpec;
+use arbiter::session::Output;
 
 pub fn run(
     input: &InputSpec,
@@ -20,12 +21,18 @@ pub fn run(
     journal: Option<PathBuf>,
     resume: Option<PathBuf>,
     delay: Option<f64>,
+    serve: &ServeArgs,
     mat: &MatArgs,
 ) -> Result<()> {
     let delay = step_delay(delay)?;
+    let mut outputs = Vec::new();
+    if let Some(page) = super::spectators(serve)? {
+        eprintln!("arbiter: {}", page.said);
+        outputs.push(page.output);
+    }
     let path = match input {
         InputSpec::Serial(_) | InputSpec::Camera(_) => {
-            return watch_device(input, json, journal, mat);
+            return watch_device(input, json, journal, outputs, mat);
         }
         InputSpec::Mock => bail!("--input mock is played with keys: use arbiter play --input mock"),
         InputSpec::Script(path) => path,
@@ -52,7 +59,7 @@ pub fn run(
         },
         (None, None) => Start::New { journal: None },
     };
-    headless(|out| run_script(&script, out, json, start, delay))
+    headless(|out| run_script(&script, outputs, out, json, start, delay))
 }
 
 /// A mat or a camera: its game named by `--setup`.
@@ -60,6 +67,7 @@ fn watch_device(
     input: &InputSpec,
     json: bool,
     journal: Option<PathBuf>,
+    mut outputs: Vec<Box<dyn Output>>,
     mat: &MatArgs,
 ) -> Result<()> {
     let (setup_path, what) = match (&mat.setup, device::recorded_setup(input)) {
@@ -82,11 +90,12 @@ fn watch_device(
         None => None,
     };
     let device = device::open(input, mat)?;
+    outputs.extend(device.outputs);
     headless(|out| {
         run_live(
             &setup,
             device.live,
-            device.outputs,
+            outputs,
             out,
             &mut io::stderr(),
             json,

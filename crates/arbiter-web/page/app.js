@@ -1,0 +1,137 @@
+// The spectator page: draws the state the server pushes on /live (the
+// whole game state after every step) and reconnects when the connection
+// drops, showing the state as it is then, never a blank page.
+"use strict";
+
+const GLYPH = { K: "♚", Q: "♛", R: "♜", B: "♝", N: "♞", P: "♟" };
+const COLOUR = { w: "white", b: "black", r: "red", u: "blue", y: "yellow" };
+const key = (c) => c[0] + "," + c[1];
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+function card(token) {
+  if (token === "##") return el("div", "card back");
+  if (token === "??") return el("div", "card unknown", "?");
+  const box = el("div", "card");
+  for (const part of token.split("+")) {
+    const colour = COLOUR[part[0]];
+    const glyph = GLYPH[part[1]];
+    if (!colour || !glyph) { box.append(el("span", "name", part)); continue; }
+    box.append(el("span", "piece " + colour, glyph));
+  }
+  box.append(el("span", "name", token));
+  box.title = token;
+  return box;
+}
+
+function draw(s) {
+  document.getElementById("title").textContent =
+    "arbiter · " + (s.game || "game") + (s.players && s.players.length ? " · " + s.players.join(" vs ") : "");
+  const flagged = new Map();
+  for (const f of s.flags || []) for (const c of f.cells) flagged.set(key(c), f);
+  const last = new Set((s.last_action || []).map(key));
+  const check = new Set(((s.check && s.check.attackers) || []).map(key));
+  const pending = new Set(((s.pending && s.pending.cells) || []).map(key));
+  const thrones = new Set((s.thrones || []).map((t) => key(t.cell)));
+  const tokens = new Map((s.cells || []).map((c) => [key(c.cell), c.token]));
+
+  let c0, c1, r0, r1;
+  if (s.chessboard) { c0 = 0; c1 = 7; r0 = 0; r1 = 7; }
+  else {
+    const all = [...(s.cells || []).map((c) => c.cell), ...(s.flags || []).flatMap((f) => f.cells)];
+    if (s.area) all.push(s.area[0], s.area[1]);
+    if (all.length === 0) all.push([0, 0]);
+    c0 = Math.min(...all.map((c) => c[0])) - 1; c1 = Math.max(...all.map((c) => c[0])) + 1;
+    r0 = Math.min(...all.map((c) => c[1])) - 1; r1 = Math.max(...all.map((c) => c[1])) + 1;
+  }
+  const board = document.getElementById("board");
+  board.className = s.chessboard ? "chess" : "";
+  board.replaceChildren();
+  board.style.gridTemplateColumns = "24px repeat(" + (c1 - c0 + 1) + ", auto)";
+  board.append(el("div", "coord"));
+  for (let c = c0; c <= c1; c++) board.append(el("div", "coord", s.chessboard ? "abcdefgh"[c] : String(c)));
+  for (let r = r0; r <= r1; r++) {
+    board.append(el("div", "coord", s.chessboard ? String(8 - r) : String(r)));
+    for (let c = c0; c <= c1; c++) {
+      const k = c + "," + r;
+      const cell = el("div", "cell");
+      cell.dataset.cell = k;
+      if (s.chessboard) cell.classList.add((c + r) % 2 === 0 ? "light" : "dark");
+      const t = tokens.get(k);
+      if (t) cell.append(card(t));
+      if (last.has(k)) cell.classList.add("last");
+      if (check.has(k)) cell.classList.add("check");
+      if (pending.has(k)) cell.classList.add("pending");
+      if (thrones.has(k)) cell.classList.add("throne");
+      const f = flagged.get(k);
+      if (f) { cell.classList.add("flagged"); cell.title = f.message; }
+      board.append(cell);
+    }
+  }
+
+  const flags = document.getElementById("flags");
+  flags.replaceChildren();
+  if (!s.flags || s.flags.length === 0) flags.append(el("li", "none", "The table matches the game."));
+  for (const f of s.flags || []) {
+    const li = el("li", "flag");
+    li.dataset.kind = f.kind;
+    li.dataset.cells = f.cells.map(key).join(" ");
+    li.append(el("div", "message", f.message));
+    li.append(el("div", "rule", f.rule + " · " + f.kind.replace(/_/g, " ")));
+    flags.append(li);
+  }
+  const p = document.getElementById("pending");
+  p.hidden = !s.pending;
+  p.textContent = s.pending ? "Still to do by hand: " + s.pending.message : "";
+
+  const banner = document.getElementById("banner");
+  if (s.over) { banner.hidden = false; banner.className = "over"; banner.textContent = "Game over" + (s.result ? ": " + s.result : ""); }
+  else if (s.check && s.check.player) { banner.hidden = false; banner.className = ""; banner.textContent = "Check: " + s.check.player; }
+  else { banner.hidden = true; }
+  document.getElementById("turn").textContent = s.over ? "" : s.turn ? "To move: " + s.turn : "";
+
+  const players = document.getElementById("players");
+  players.replaceChildren();
+  for (const pl of s.panel_players || []) {
+    const li = el("li", pl.to_move ? "to-move" : "",
+      pl.colour + (pl.to_move ? " · to move" : "") + (pl.in_check ? " · in check" : "") +
+      (pl.next ? " · next card " + pl.next + " (" + pl.left + " left)" : ""));
+    players.append(li);
+  }
+  for (const a of s.armies || []) {
+    players.append(el("li", a.to_move ? "to-move" : "", a.colour + " (" + a.controller + ")" + (a.to_move ? " · to move" : "") + (a.in_check ? " · in check" : "")));
+  }
+  const log = document.getElementById("log");
+  log.replaceChildren();
+  for (const line of s.log || []) log.append(el("li", /FLAG/.test(line) ? "flag" : "", line));
+  log.scrollTop = log.scrollHeight;
+
+  const status = document.getElementById("status");
+  status.className = "status " + (s.over ? "over" : "live");
+  status.textContent = s.over ? "game over" : "live · step " + s.step;
+}
+
+function connect() {
+  const source = new EventSource("/live");
+  source.addEventListener("state", (e) => draw(JSON.parse(e.data)));
+  source.onerror = () => {
+    const status = document.getElementById("status");
+    status.className = "status connecting";
+    status.textContent = "reconnecting…";
+    // EventSource reconnects by itself; the server sends the state as it
+    // is then, first.
+  };
+}
+
+// The state as it was when the page was served, inlined in it: the page
+// is drawn before anything else loads, never blank.
+const inlined = document.getElementById("state");
+if (inlined) {
+  const s = JSON.parse(inlined.textContent);
+  if (s.game !== undefined) draw(s);
+}
+connect();

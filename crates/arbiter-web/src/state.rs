@@ -1,0 +1,179 @@
+//! What a spectator's page draws, as JSON: the table, whose turn it is,
+//! the open flags with their cells and messages, a two-part action still
+//! pending, checks, the last action, the log. Built from the referee after
+//! each step, so the page needs no rules of its own.
+
+use serde_json::{Value, json};
+
+use arbiter_core::event::{ActionKind, Event, EventBody};
+use arbiter_core::referee::AnyReferee;
+use arbiter_core::table::{Cell, Table};
+
+/// How many of the latest log lines the state carries (the whole stream
+/// is `/events`).
+const LOG_LINES: usize = 40;
+
+/// The game as the page draws it, told by the events so far.
+#[derive(Default)]
+pub struct Tracker {
+    game: String,
+    players: Vec<String>,
+    /// The last table seen, in the board's frame.
+    observed: Option<Table>,
+    last_action: Vec<Cell>,
+    /// Pieces giving check now.
+    check: Vec<Cell>,
+    checked: Option<String>,
+    over: Option<String>,
+    log: Vec<String>,
+    step: usize,
+}
+
+impl Tracker {
+    /// Takes one step's events (and the table seen, if the step was one).
+    pub fn take(
+        &mut self,
+        step: usize,
+        events: &[Event],
+        seen: Option<&Table>,
+        referee: &dyn AnyReferee,
+    ) {
+        self.step = step;
+        if let Some(t) = seen {
+            self.observed = Some(t.shifted(referee.last_offset()));
+        }
+        let mut acted = false;
+        for e in events {
+            match &e.body {
+                EventBody::GameStarted { game, players } => {
+                    self.game = game.clone();
+                    self.players = players.clone();
+                }
+                EventBody::Action(a)
+                    if a.action != ActionKind::Pass && (a.from.is_some() || a.to.is_some()) =>
+                {
+                    if !acted {
+                        acted = true;
+                        self.last_action.clear();
+                        self.check.clear();
+                        self.checked = None;
+                    }
+                    self.last_action.extend(a.from.iter().chain(a.to.iter()));
+                }
+                EventBody::Check {
+                    player, attackers, ..
+                } => {
+                    self.check.extend(attackers.iter().copied());
+                    self.checked = Some(player.clone());
+                }
+                EventBody::Checkmate { player } => {
+                    self.checked = Some(format!("{player} (checkmate)"));
+                }
+                EventBody::GameOver { winner, .. } => {
+                    self.over = Some(match winner {
+                        Some(w) => format!("{w} wins"),
+                        None => "a draw".to_string(),
+                    });
+                }
+                _ => {}
+            }
+            self.log.push(e.to_string());
+        }
+        let drop = self.log.len().saturating_sub(LOG_LINES);
+        self.log.drain(..drop);
+    }
+
+    /// The state now, as `/state.json` serves it.
+    pub fn state(&self, referee: &dyn AnyReferee) -> Value {
+        let panel = referee.panel();
+        let table = self
+            .observed
+            .clone()
+            .unwrap_or_else(|| referee.expected_table().clone());
+        let cells: Vec<Value> = table
+            .iter()
+            .map(|(c, t)| json!({ "cell": [c.col, c.row], "token": t.to_string() }))
+            .collect();
+        let flags: Vec<Value> = referee
+            .open_flags()
+            .iter()
+            .map(|f| {
+                json!({
+                    "kind": f.kind.as_str(),
+                    "rule": f.rule,
+                    "cells": f.cells.iter().map(|c| [c.col, c.row]).collect::<Vec<_>>(),
+                    "message": f.message,
+                    "player": f.player,
+                })
+            })
+            .collect();
+        let players: Vec<Value> = panel
+            .players
+            .iter()
+            .map(|p| {
+                json!({
+                    "colour": p.colour.name(),
+                    "to_move": p.to_move,
+                    "in_check": p.in_check,
+                    "out": p.out,
+                    "next": p.plan.first().map(|c| c.to_string()),
+                    "left": p.plan.len(),
+                })
+            })
+            .collect();
+        let thrones: Vec<Value> = panel
+            .armies
+            .as_ref()
+            .map(|a| {
+                a.thrones
+                    .iter()
+                    .map(|(c, colour)| json!({ "cell": [c.col, c.row], "colour": colour.name() }))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let armies: Vec<Value> = panel
+            .armies
+            .as_ref()
+            .map(|a| {
+                a.armies
+                    .iter()
+                    .map(|a| {
+                        json!({
+                            "colour": a.colour.name(),
+                            "to_move": a.to_move,
+                            "in_check": a.in_check,
+                            "controller": a.controller,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        json!({
+            "game": self.game,
+            "players": self.players,
+            "step": self.step,
+            "chessboard": panel.chessboard,
+            "area": panel.limit.map(|(a, b)| [[a.col, a.row], [b.col, b.row]]),
+            "cells": cells,
+            "flags": flags,
+            "pending": panel.pending.as_ref().map(|p| json!({
+                "message": p.message,
+                "cells": p.cells.iter().map(|c| [c.col, c.row]).collect::<Vec<_>>(),
+            })),
+            "last_action": self.last_action.iter().map(|c| [c.col, c.row]).collect::<Vec<_>>(),
+            "check": {
+                "player": self.checked,
+                "attackers": self.check.iter().map(|c| [c.col, c.row]).collect::<Vec<_>>(),
+            },
+            "turn": panel.players.iter().find(|p| p.to_move).map(|p| p.colour.name())
+                .or_else(|| panel.armies.as_ref().and_then(|a| a.armies.iter().find(|a| a.to_move)).map(|a| a.colour.name())),
+            "panel_players": players,
+            "armies": armies,
+            "thrones": thrones,
+            "notes": panel.notes,
+            "over": self.over.is_some() || referee.is_over(),
+            "result": self.over.clone().or(panel.result),
+            "log": self.log,
+        })
+    }
+}

@@ -1,0 +1,474 @@
+//! The spectator page (`--serve`), over real loopback connections: what it
+//! serves as a game goes on, what it refuses, and 50 browsers on its event
+//! stream at once. A raw HTTP client, so every byte on the wire is ours to
+//! check.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arbiter::replay::referee_for;
+use arbiter::script::Script;
+use arbiter::session::{NoOutput, Session};
+use arbiter::table::Beneath;
+use serde_json::Value;
+
+const DEMO: &str = "fixtures/scenarios/enprise/demo.toml";
+
+/// The load test's time between steps.
+const PACE: Duration = Duration::from_millis(2);
+
+/// A response's status and body (a body sent in chunks is joined).
+fn get(addr: SocketAddr, request: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    (status, body)
+}
+
+fn get_path(addr: SocketAddr, path: &str) -> (u16, String) {
+    get(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+    )
+}
+
+fn state(addr: SocketAddr) -> Value {
+    let (status, body) = get_path(addr, "/state.json");
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// A game session with the page as its output, served on a free port.
+fn served(script: &Script) -> (SocketAddr, Session) {
+    let (page, output) = arbiter_web::serve("127.0.0.1:0").unwrap();
+    assert!(!page.on_the_network());
+    let mut session = Session::new(referee_for(script).unwrap()).with_output(Box::new(output));
+    session.start(&mut NoOutput).unwrap();
+    (page.addr, session)
+}
+
+fn step(session: &mut Session, script: &Script, i: usize) {
+    let obs = script.observations().nth(i).unwrap();
+    session
+        .observe(obs, &Beneath::new(), &mut NoOutput)
+        .unwrap();
+}
+
+/// The index of the demo's step whose table forgets a FLIP.
+fn missed_flip_step(script: &Script) -> usize {
+    let mut referee = referee_for(script).unwrap();
+    referee.start();
+    script
+        .observations()
+        .enumerate()
+        .find(|(i, o)| {
+            referee
+                .observe(*i, o)
+                .iter()
+                .any(|e| e.to_json()["kind"] == "missed_flip")
+        })
+        .unwrap()
+        .0
+}
+
+#[test]
+fn the_state_follows_the_game_its_flags_on_their_cells_until_mended() {
+    let script = Script::load(Path::new(DEMO)).unwrap();
+    let (addr, mut session) = served(&script);
+    let flip = missed_flip_step(&script);
+    for i in 0..=flip {
+        step(&mut session, &script, i);
+    }
+    let s = state(addr);
+    assert_eq!(s["game"], "enprise");
+    assert_eq!(s["step"], flip);
+    let flags = s["flags"].as_array().unwrap();
+    assert_eq!(flags.len(), 1, "{s}");
+    assert_eq!(flags[0]["kind"], "missed_flip");
+    assert_eq!(flags[0]["cells"], serde_json::json!([[2, -1]]));
+    assert!(
+        flags[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Missed FLIP")
+    );
+    // The table drawn is the one that lies there: the rook still face-up.
+    let at = |c: [i64; 2]| {
+        s["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["cell"] == serde_json::json!(c))
+            .map(|x| x["token"].as_str().unwrap().to_string())
+    };
+    assert_eq!(at([2, -1]).as_deref(), Some("wR"));
+    step(&mut session, &script, flip + 1);
+    let s = state(addr);
+    assert_eq!(s["flags"], serde_json::json!([]), "mended: {s}");
+    // The whole game: it ends, and stays on the page, marked over.
+    for i in flip + 2..script.observations().count() {
+        step(&mut session, &script, i);
+    }
+    session.finish(&mut NoOutput).unwrap();
+    let s = state(addr);
+    assert_eq!(s["over"], true, "{s}");
+    assert_eq!(s["result"], "white wins");
+    // The page itself, and what it loads.
+    let (status, body) = get_path(addr, "/");
+    assert_eq!(status, 200);
+    assert!(body.contains("/app.js"), "{body}");
+    let (status, js) = get_path(addr, "/app.js");
+    assert_eq!(status, 200);
+    assert!(js.contains("EventSource(\"/live\")"), "{js}");
+    assert_eq!(get_path(addr, "/style.css").0, 200);
+    // En Prise has no standard record.
+    assert_eq!(get_path(addr, "/game.pgn").0, 404);
+}
+
+#[test]
+fn a_doublecross_game_serves_its_record_as_export_writes_it() {
+    let dir = Path::new("fixtures/scenarios/doublecross");
+    let path = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .min()
+        .unwrap();
+    let script = Script::load(&path).unwrap();
+    let (addr, mut session) = served(&script);
+    for i in 0..script.observations().count() {
+        step(&mut session, &script, i);
+    }
+    let (status, body) = get_path(addr, "/game.pgn");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(Some(body), session.referee().record());
+}
+
+#[test]
+fn bad_requests_are_refused_and_never_touch_the_game() {
+    let script = Script::load(Path::new(DEMO)).unwrap();
+    let (addr, mut session) = served(&script);
+    for i in 0..5 {
+        step(&mut session, &script, i);
+    }
+    let before = state(addr);
+    // A client that connects and says nothing holds no one up.
+    let silent = TcpStream::connect(addr).unwrap();
+    for path in [
+        "/nope",
+        "/../Cargo.toml",
+        "/%2e%2e/Cargo.toml",
+        "/page/index.html",
+        "/src/lib.rs",
+        "//etc/passwd",
+    ] {
+        let (status, body) = get_path(addr, path);
+        assert_eq!(status, 404, "{path}: {body}");
+        assert!(
+            !body.contains("[package]") && !body.contains("root:"),
+            "{path}"
+        );
+    }
+    // Nothing a browser sends changes the game: there is nothing to post.
+    let (status, _) = get(
+        addr,
+        "POST /state.json HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    );
+    assert_eq!(status, 405);
+    // A huge header is refused, not read for ever.
+    let huge = format!(
+        "GET / HTTP/1.1\r\nHost: x\r\nX-Junk: {}\r\nConnection: close\r\n\r\n",
+        "a".repeat(1 << 20)
+    );
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let _ = s.write_all(huge.as_bytes());
+    let mut reply = String::new();
+    let _ = s.read_to_string(&mut reply);
+    assert!(
+        reply.is_empty() || reply.starts_with("HTTP/1.1 431"),
+        "{}",
+        &reply[..reply.len().min(200)]
+    );
+    // Garbage is no request.
+    let (status, _) = get(addr, "\x16\x03\x01 not http at all\r\n\r\n");
+    assert!(status == 400 || status == 0, "{status}");
+    // The game is as it was, and still served.
+    assert_eq!(state(addr), before);
+    step(&mut session, &script, 5);
+    assert_eq!(state(addr)["step"], 5);
+    drop(silent);
+}
+
+/// Reads a server-sent event stream (chunked) and hands each `data:` line
+/// to `each` until it says stop.
+fn read_events(addr: SocketAddr, path: &str, mut each: impl FnMut(&str) -> bool) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut r = BufReader::new(s);
+    let mut line = String::new();
+    // The head.
+    loop {
+        line.clear();
+        r.read_line(&mut line).unwrap();
+        if line == "\r\n" {
+            break;
+        }
+    }
+    // Chunks: a size line, the bytes, CRLF.
+    let mut pending = String::new();
+    loop {
+        line.clear();
+        if r.read_line(&mut line).unwrap() == 0 {
+            return;
+        }
+        let size = usize::from_str_radix(line.trim(), 16).unwrap();
+        if size == 0 {
+            return;
+        }
+        let mut chunk = vec![0; size + 2];
+        r.read_exact(&mut chunk).unwrap();
+        pending += &String::from_utf8_lossy(&chunk[..size]);
+        while let Some(i) = pending.find('\n') {
+            let l: String = pending.drain(..=i).collect();
+            if let Some(data) = l.trim_end().strip_prefix("data: ")
+                && !each(data)
+            {
+                return;
+            }
+        }
+    }
+}
+
+/// 50 browsers on `/events` while a 200-step game is played: each gets
+/// every event, in order. One more connects and never reads: the others
+/// are not held up, nor is the referee. The figures (events a second,
+/// latency from the step to each client) are printed for the docs.
+#[test]
+fn fifty_clients_each_get_every_event_in_order_and_a_stalled_one_holds_none_up() {
+    let game = arbiter_testkit::games::enprise::random::random_game(11, 2, 200);
+    let observations: Vec<_> = game.observations().into_iter().take(200).collect();
+    let script = Script::parse(
+        "random.toml",
+        &arbiter::script::write(&game.setup(), &observations),
+    )
+    .unwrap();
+    let want: Vec<Value> = {
+        let mut referee = referee_for(&script).unwrap();
+        let mut all = referee.start();
+        for (i, o) in script.observations().enumerate() {
+            all.extend(referee.observe(i, o));
+        }
+        all.extend(referee.finish(observations.len() - 1));
+        all.iter().map(|e| e.to_json()).collect()
+    };
+    // The referee's time a step (judged and published) with no browser,
+    // to set beside the time with fifty.
+    let alone = {
+        let (_, output) = arbiter_web::serve("127.0.0.1:0").unwrap();
+        let mut session = Session::new(referee_for(&script).unwrap()).with_output(Box::new(output));
+        session.start(&mut NoOutput).unwrap();
+        let mut times: Vec<Duration> = script
+            .observations()
+            .map(|o| {
+                let t = Instant::now();
+                session.observe(o, &Beneath::new(), &mut NoOutput).unwrap();
+                std::thread::sleep(PACE);
+                t.elapsed() - PACE
+            })
+            .collect();
+        times.sort();
+        times
+    };
+    let (page, output) = arbiter_web::serve("127.0.0.1:0").unwrap();
+    let addr = page.addr;
+    let stalled = TcpStream::connect(addr).unwrap();
+    write!(&stalled, "GET /live HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let sent_at: Arc<Mutex<Vec<Instant>>> = Arc::new(Mutex::new(Vec::new()));
+    let clients: Vec<_> = (0..50)
+        .map(|_| {
+            let n = want.len();
+            std::thread::spawn(move || {
+                let mut got: Vec<(Value, Instant)> = Vec::new();
+                read_events(addr, "/events", |data| {
+                    got.push((serde_json::from_str(data).unwrap(), Instant::now()));
+                    got.len() < n
+                });
+                got
+            })
+        })
+        .collect();
+    // Every client connected before the game starts (they would get the
+    // history otherwise, which is tested by the count alone).
+    std::thread::sleep(Duration::from_millis(300));
+    let mut session = Session::new(referee_for(&script).unwrap()).with_output(Box::new(output));
+    let started = Instant::now();
+    let mut judging = Vec::new();
+    session.start(&mut NoOutput).unwrap();
+    for o in script.observations() {
+        let t = Instant::now();
+        sent_at.lock().unwrap().push(t);
+        session.observe(o, &Beneath::new(), &mut NoOutput).unwrap();
+        judging.push(t.elapsed());
+        // Steps a few milliseconds apart, as a fast game's never are
+        // closer: each latency is a step's own, not a queue's.
+        std::thread::sleep(PACE);
+    }
+    session.finish(&mut NoOutput).unwrap();
+    let played = started.elapsed();
+    let sent = sent_at.lock().unwrap().clone();
+    let mut latencies = Vec::new();
+    for c in clients {
+        let got = c.join().unwrap();
+        let events: Vec<Value> = got.iter().map(|(v, _)| v.clone()).collect();
+        assert_eq!(events.len(), want.len());
+        assert_eq!(events, want, "every event, in order");
+        for (v, at) in &got {
+            let step = v["step"].as_u64().unwrap() as usize;
+            if v["event"] != "game_started" && v["event"] != "game_over" && step < sent.len() {
+                latencies.push(at.saturating_duration_since(sent[step]));
+            }
+        }
+    }
+    latencies.sort();
+    judging.sort();
+    let pct = |v: &[Duration], p: f64| v[((v.len() - 1) as f64 * p) as usize];
+    eprintln!(
+        "spectators: 50 clients, {} events each in {:.0} ms ({:.0} events/s delivered); \
+         step to client: median {:?}, 95th percentile {:?}; a step judged and published: median {:?}, \
+         95th {:?} (with no browser: median {:?}, 95th {:?})",
+        want.len(),
+        played.as_secs_f64() * 1000.0,
+        (want.len() * 50) as f64 / played.as_secs_f64(),
+        pct(&latencies, 0.5),
+        pct(&latencies, 0.95),
+        pct(&judging, 0.5),
+        pct(&judging, 0.95),
+        pct(&alone, 0.5),
+        pct(&alone, 0.95),
+    );
+    drop(stalled);
+}
+
+/// Chromium from the distribution's packages, if this machine has it.
+/// `.ci/run` installs it and sets `ARBITER_REQUIRE_BROWSER`, so there its
+/// absence fails; a newcomer's `cargo test` without it says it skipped.
+fn chromium() -> Option<String> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .map(String::from);
+    if found.is_none() {
+        assert!(
+            std::env::var_os("ARBITER_REQUIRE_BROWSER").is_none(),
+            "ARBITER_REQUIRE_BROWSER is set and no Chromium is installed"
+        );
+        eprintln!("no Chromium here (apt install chromium): the browser test is skipped");
+    }
+    found
+}
+
+/// Chromium, headless, with a profile of its own and no calls home.
+fn headless(browser: &str, profile: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(browser);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    c
+}
+
+/// The page as a real browser builds it, after its script ran.
+fn dom(browser: &str, profile: &Path, url: &str) -> String {
+    let out = headless(browser, profile)
+        .args(["--timeout=3000", "--dump-dom", url])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A scripted game with the page served, loaded in headless Chromium: after
+/// the step with the missed FLIP the page shows the flag's message and
+/// marks its cell; after it is mended, both are gone. With
+/// `ARBITER_SCREENSHOT=FILE`, the flagged page is also saved as a picture.
+#[test]
+fn a_real_browser_shows_the_flag_on_its_cell_and_clears_it_when_mended() {
+    let Some(browser) = chromium() else { return };
+    let profile = std::env::temp_dir().join(format!("arbiter-chromium-{}", std::process::id()));
+    let script = Script::load(Path::new(DEMO)).unwrap();
+    let (addr, mut session) = served(&script);
+    let url = format!("http://{addr}/");
+    let flip = missed_flip_step(&script);
+    for i in 0..=flip {
+        step(&mut session, &script, i);
+    }
+    let page = dom(&browser, &profile, &url);
+    let cell = page
+        .split("data-cell=\"2,-1\"")
+        .next()
+        .and_then(|before| before.rsplit("<div").next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        cell.contains("flagged"),
+        "the flagged cell is marked: {page}"
+    );
+    assert!(
+        page.contains("Missed FLIP: the black bishop took the white rook on (1,0)"),
+        "{page}"
+    );
+    assert!(page.contains("data-kind=\"missed_flip\""), "{page}");
+    assert!(page.contains("data-cells=\"2,-1\""), "{page}");
+    if let Some(file) = std::env::var_os("ARBITER_SCREENSHOT") {
+        let out = headless(&browser, &profile)
+            .args(["--timeout=3000", "--window-size=1200,860"])
+            .arg(format!("--screenshot={}", Path::new(&file).display()))
+            .arg(&url)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    step(&mut session, &script, flip + 1);
+    let page = dom(&browser, &profile, &url);
+    // No cell marked, no flag listed; the log keeps the line, as the
+    // terminal view's does.
+    assert!(!page.contains("flagged"), "{page}");
+    assert!(!page.contains("data-kind=\"missed_flip\""), "{page}");
+    assert!(page.contains("The table matches the game."), "{page}");
+    assert!(page.contains("cleared missed_flip (mended)"), "{page}");
+    let _ = std::fs::remove_dir_all(&profile);
+}
