@@ -149,11 +149,34 @@ fn through_the_mat(
     let mut session = Session::new(referee_for(script).unwrap()).with_output(Box::new(mat.lights));
     let mut kept = Kept::default();
     session.start(&mut kept).unwrap();
+    // What the mat does not see (DoubleCross's draws and calls) comes in
+    // as the view's keys give it: before the table the script puts after it.
+    let steps: Vec<Observation> = script.observations().cloned().collect();
+    let mut next = 0;
+    let mut keys = |session: &mut Session, kept: &mut Kept, upto_table: bool| {
+        while let Some(o) = steps.get(next) {
+            match o {
+                Observation::Table(_) if upto_table => {
+                    next += 1;
+                    return;
+                }
+                Observation::Table(_) => return,
+                Observation::Busy => {}
+                beside => {
+                    session.observe(beside, &Beneath::new(), kept).unwrap();
+                }
+            }
+            next += 1;
+        }
+    };
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         assert!(Instant::now() < deadline, "the mat never finished");
         match live.events.recv_timeout(Duration::from_millis(50)) {
             Ok(LiveEvent::Observation(obs)) => {
+                if matches!(obs, Observation::Table(_)) {
+                    keys(&mut session, &mut kept, true);
+                }
                 session.observe(&obs, &Beneath::new(), &mut kept).unwrap();
             }
             // Once the simulator has played out, a closed port is the end.
@@ -165,6 +188,9 @@ fn through_the_mat(
                 std::thread::sleep(Duration::from_millis(200));
                 while let Ok(ev) = live.events.try_recv() {
                     if let LiveEvent::Observation(obs) = ev {
+                        if matches!(obs, Observation::Table(_)) {
+                            keys(&mut session, &mut kept, true);
+                        }
                         session.observe(&obs, &Beneath::new(), &mut kept).unwrap();
                     }
                 }
@@ -173,6 +199,8 @@ fn through_the_mat(
             Err(_) => {}
         }
     }
+    // Calls after the last table.
+    keys(&mut session, &mut kept, false);
     session.finish(&mut kept).unwrap();
     let events = kept.0;
     let report = sim.join().unwrap().expect("the simulator ran");
@@ -308,6 +336,67 @@ fn through_noisy_mats(scripts: &[PathBuf]) {
         failures.join("\n\n")
     );
     assert!(corrupted > 0 && noise > 0, "the transients really happened");
+}
+
+/// DoubleCross's scenario scripts, whose draws and calls no mat sees.
+fn doublecross_scripts() -> Vec<PathBuf> {
+    common::all_scenario_scripts()
+        .into_iter()
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "invalid"))
+        .filter(|p| p.components().any(|c| c.as_os_str() == "doublecross"))
+        .filter(|p| Script::load(p).is_ok())
+        .collect()
+}
+
+/// Plays `scripts` through clean simulated mats, four at a time: the mat
+/// lays each board, the draws and calls come in as the view's keys give
+/// them; each says what replay says.
+fn through_clean_mats_with_keys(scripts: &[PathBuf]) {
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(p) = scripts.get(i) else { return };
+                    let clean = Transients {
+                        lift: false,
+                        swap_steps: false,
+                    };
+                    if let Err(e) = compare(p, clean, WireTransients::default(), i as u64 + 1) {
+                        failures.lock().unwrap().push(e);
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        scripts.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// DoubleCross on a mat (a sample: one script in eight): the boards from
+/// the simulator, the draws and calls from keys, through one session.
+#[test]
+fn doublecross_through_a_mat_with_draws_at_the_keys_says_what_replay_says() {
+    let scripts: Vec<PathBuf> = doublecross_scripts().into_iter().step_by(8).collect();
+    assert!(scripts.len() >= 5, "{scripts:?}");
+    through_clean_mats_with_keys(&scripts);
+}
+
+/// Every DoubleCross scenario so (long: `cargo test --release -- --ignored`).
+#[test]
+#[ignore = "long (pty timing): cargo test --release -- --ignored"]
+fn every_doublecross_scenario_through_a_mat_says_what_replay_says() {
+    let scripts = doublecross_scripts();
+    assert!(scripts.len() > 30);
+    through_clean_mats_with_keys(&scripts);
 }
 
 /// A sample of the scenarios (one in six, every game's among them).

@@ -58,6 +58,9 @@ pub struct MatPlan {
     pub steps: Vec<MatStep>,
     /// The translation from script cells to mat cells.
     pub offset: Cell,
+    /// The script's steps a mat does not see (draws, calls, rolls): given
+    /// at the view's keys instead.
+    pub beside: usize,
 }
 
 /// A tag no registry knows: for `??` cells (and face-down cards beyond the
@@ -186,9 +189,6 @@ pub enum PlanError {
     /// The cells the script uses, with a cell to spare, do not fit.
     #[error("the script spans {cols}x{rows} cells; a mat has at most 255x255")]
     TooLarge { cols: i32, rows: i32 },
-    /// A step that is no table (nor busy): a draw, a call, a roll.
-    #[error("a mat does not see {kind} steps")]
-    Unseen { kind: &'static str },
 }
 
 /// Plans how the mat reports `script`.
@@ -238,6 +238,7 @@ pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPla
     }
     let start = sim.tops();
     sim.steps.clear();
+    let mut beside = 0;
     for step in &script.steps {
         match &step.observation {
             Observation::Table(t) => {
@@ -245,7 +246,9 @@ pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPla
                 sim.steps.push(MatStep::Settled);
             }
             Observation::Busy => sim.steps.push(MatStep::Busy),
-            other => return Err(PlanError::Unseen { kind: other.kind() }),
+            // A draw, a call, a roll: the mat does not see it; the players
+            // give it at the view's keys, between the tables.
+            _ => beside += 1,
         }
     }
     Ok(MatPlan {
@@ -254,6 +257,7 @@ pub fn plan(script: &Script, transients: Transients, seed: u64) -> Result<MatPla
         start,
         steps: sim.steps,
         offset,
+        beside,
     })
 }
 

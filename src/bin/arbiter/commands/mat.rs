@@ -65,6 +65,15 @@ fn simulate(
     let (plan_t, wire) =
         matsim::parse_transients(transients).map_err(|e| anyhow!("--transients: {e}"))?;
     let plan = matplan::plan(&s, plan_t, seed).map_err(|e| anyhow!("{}: {e}", script.display()))?;
+    if plan.beside > 0 {
+        // Printed before the port's path, on stderr: a host reads stdout.
+        eprintln!(
+            "arbiter: {}: the mat lays the boards; its {} draw, call and roll steps are no mat's: \
+             give them at the view's keys",
+            script.display(),
+            plan.beside
+        );
+    }
     let mut cfg = matsim::SimConfig {
         wire,
         seed,
