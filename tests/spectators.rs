@@ -472,3 +472,37 @@ fn a_real_browser_shows_the_flag_on_its_cell_and_clears_it_when_mended() {
     assert!(page.contains("cleared missed_flip (mended)"), "{page}");
     let _ = std::fs::remove_dir_all(&profile);
 }
+
+/// A browser that loses its connection and comes back is sent the game as
+/// it is then, first thing: never a blank page, never a stale one.
+#[test]
+fn a_browser_that_comes_back_gets_the_state_as_it_is_now() {
+    let script = Script::load(Path::new(DEMO)).unwrap();
+    let (addr, mut session) = served(&script);
+    for i in 0..3 {
+        step(&mut session, &script, i);
+    }
+    let first_state = |addr| {
+        let mut got = None;
+        read_events(addr, "/live", |data| {
+            got = Some(serde_json::from_str::<Value>(data).unwrap());
+            false
+        });
+        got.unwrap()
+    };
+    assert_eq!(first_state(addr)["step"], 2);
+    // Gone while the game went on; back.
+    for i in 3..8 {
+        step(&mut session, &script, i);
+    }
+    let back = first_state(addr);
+    assert_eq!(back["step"], 7);
+    assert_eq!(back, state(addr));
+    // The page itself carries the state, for the first paint.
+    let (_, page) = get_path(addr, "/");
+    assert!(
+        page.contains("<script id=\"state\" type=\"application/json\">{"),
+        "{page}"
+    );
+    assert!(page.contains("\"step\":7"), "{page}");
+}
