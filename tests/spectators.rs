@@ -158,6 +158,14 @@ fn a_doublecross_game_serves_its_record_as_export_writes_it() {
     let (status, body) = get_path(addr, "/game.pgn");
     assert_eq!(status, 200, "{body}");
     assert_eq!(Some(body), session.referee().record());
+    // The cards beside the board: the pile, and who draws or acts.
+    let s = state(addr);
+    let cards = &s["cards"];
+    assert!(cards["pile"].as_u64().is_some(), "{s}");
+    assert!(
+        cards["drawn"]["by"].is_string() || cards["next_draw"].is_string() || s["over"] == true,
+        "{s}"
+    );
 }
 
 #[test]

@@ -38,6 +38,8 @@ function draw(s) {
   const pending = new Set(((s.pending && s.pending.cells) || []).map(key));
   const thrones = new Set((s.thrones || []).map((t) => key(t.cell)));
   const tokens = new Map((s.cells || []).map((c) => [key(c.cell), c.token]));
+  // Twelve's area: the cells pieces may still reach, framed.
+  const inArea = (c, r) => s.area && c >= s.area[0][0] && c <= s.area[1][0] && r >= s.area[0][1] && r <= s.area[1][1];
 
   let c0, c1, r0, r1;
   if (s.chessboard) { c0 = 0; c1 = 7; r0 = 0; r1 = 7; }
@@ -67,6 +69,7 @@ function draw(s) {
       if (check.has(k)) cell.classList.add("check");
       if (pending.has(k)) cell.classList.add("pending");
       if (thrones.has(k)) cell.classList.add("throne");
+      if (inArea(c, r)) cell.classList.add("area");
       const f = flagged.get(k);
       if (f) { cell.classList.add("flagged"); cell.title = f.message; }
       board.append(cell);
@@ -92,7 +95,17 @@ function draw(s) {
   if (s.over) { banner.hidden = false; banner.className = "over"; banner.textContent = "Game over" + (s.result ? ": " + s.result : ""); }
   else if (s.check && s.check.player) { banner.hidden = false; banner.className = ""; banner.textContent = "Check: " + s.check.player; }
   else { banner.hidden = true; }
-  document.getElementById("turn").textContent = s.over ? "" : s.turn ? "To move: " + s.turn : "";
+  let turn = s.over ? "" : s.turn ? "To move: " + s.turn : "";
+  const cards = s.cards;
+  if (cards && !s.over) {
+    // DoubleCross: the card drawn decides the piece that moves.
+    if (cards.drawn) turn = cards.drawn.by + " drew " + cards.drawn.card + " and must act";
+    else if (cards.next_draw) turn = cards.next_draw + " to draw";
+    turn += " · pile " + cards.pile;
+    if (cards.pending) turn += " · " + cards.pending;
+    if (cards.removal_right) turn += " · " + cards.removal_right;
+  }
+  document.getElementById("turn").textContent = turn;
 
   const players = document.getElementById("players");
   players.replaceChildren();

@@ -171,6 +171,13 @@ impl Tracker {
             "armies": armies,
             "thrones": thrones,
             "notes": panel.notes,
+            "cards": panel.cards.as_ref().map(|c| json!({
+                "drawn": c.drawn.as_ref().map(|(card, by)| json!({ "card": card, "by": by })),
+                "next_draw": c.next_draw,
+                "pending": c.pending,
+                "pile": c.pile,
+                "removal_right": c.removal_right,
+            })),
             "over": self.over.is_some() || referee.is_over(),
             "result": self.over.clone().or(panel.result),
             "log": self.log,
