@@ -514,3 +514,25 @@ fn a_browser_that_comes_back_gets_the_state_as_it_is_now() {
     );
     assert!(page.contains("\"step\":7"), "{page}");
 }
+
+/// A resumed game (its journal judged again) is on the page as it stands,
+/// not blank until the next step.
+#[test]
+fn a_resumed_game_is_on_the_page_as_it_stands() {
+    let script = Script::load(Path::new(DEMO)).unwrap();
+    let (addr, mut session) = served(&script);
+    for (i, o) in script.observations().take(9).enumerate() {
+        session.replay(i, o, &mut NoOutput).unwrap();
+    }
+    let s = state(addr);
+    assert_eq!(s["step"], 8, "{s}");
+    assert_eq!(s["flags"], serde_json::json!([]), "{s}");
+    assert!(s["cells"].as_array().unwrap().len() >= 5, "{s}");
+    // And the stream has the history.
+    let mut n = 0;
+    read_events(addr, "/events", |_| {
+        n += 1;
+        n < 5
+    });
+    assert_eq!(n, 5);
+}

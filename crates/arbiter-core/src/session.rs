@@ -49,6 +49,11 @@ pub trait Output {
     /// One observation judged.
     fn judged(&mut self, judged: &Judged<'_>) -> Result<(), OutputError>;
 
+    /// A step of a resumed game, judged again from its journal. Outputs
+    /// that show the game (the spectator page) take it as a step; those
+    /// that keep it (the journal) have it already, and leave it.
+    fn replayed(&mut self, _judged: &Judged<'_>) {}
+
     /// The input's health changed (reconnecting, stalled, busy, ...).
     fn health(&mut self, _health: &Health) {}
 
@@ -188,9 +193,9 @@ impl Session {
         result.map(|()| events)
     }
 
-    /// Judges again a step a journal holds (a resumed game): only `local`
-    /// hears it, as the session's own outputs (the journal) have it
-    /// already.
+    /// Judges again a step a journal holds (a resumed game): `local`
+    /// hears it as a step, the session's own outputs as one replayed
+    /// ([`Output::replayed`]: the journal has it already, a page shows it).
     pub fn replay(
         &mut self,
         step: usize,
@@ -199,13 +204,17 @@ impl Session {
     ) -> Result<Vec<Event>, OutputError> {
         self.next_step = step + 1;
         let events = self.referee.observe(step, observation);
-        local.judged(&Judged {
+        let judged = Judged {
             step,
             observation,
             beneath: &Beneath::new(),
             events: &events,
             referee: self.referee.as_ref(),
-        })?;
+        };
+        for o in &mut self.outputs {
+            o.replayed(&judged);
+        }
+        local.judged(&judged)?;
         Ok(events)
     }
 
@@ -323,6 +332,10 @@ mod tests {
                 Some(s) if s == j.step => Err(OutputError::Failed(format!("{} broke", self.name))),
                 _ => Ok(()),
             }
+        }
+        fn replayed(&mut self, j: &Judged<'_>) {
+            let line = format!("{} replayed {}", self.name, j.step);
+            self.log.lock().unwrap().push(line);
         }
         fn health(&mut self, h: &Health) {
             let line = format!("{} health {h:?}", self.name);
@@ -469,7 +482,7 @@ wP
     }
 
     #[test]
-    fn a_replayed_journal_is_heard_only_by_the_caller() {
+    fn a_replayed_journal_is_a_step_to_the_caller_and_only_replayed_to_the_rest() {
         let script = Script::parse("game.toml", GAME).unwrap();
         let log = Arc::new(Mutex::new(Vec::new()));
         let mut session = Session::resumed(referee_for(&script).unwrap(), 0)
@@ -478,6 +491,10 @@ wP
         let first = script.observations().next().unwrap();
         session.replay(0, first, &mut local).unwrap();
         assert_eq!(session.next_step(), 1);
-        assert_eq!(log.lock().unwrap().clone(), ["view step 0 1"]);
+        // The journal is not written again; it only hears it replayed.
+        assert_eq!(
+            log.lock().unwrap().clone(),
+            ["journal replayed 0", "view step 0 1"]
+        );
     }
 }

@@ -142,6 +142,11 @@ impl Output for WebOutput {
         Ok(())
     }
 
+    /// A resumed game's history: the page shows the game as it stands.
+    fn replayed(&mut self, j: &Judged<'_>) {
+        let _ = self.judged(j);
+    }
+
     fn finished(
         &mut self,
         step: usize,
