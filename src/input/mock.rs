@@ -966,6 +966,36 @@ mod tests {
         }
     }
 
+    /// After [`Play::opening`], White's knight takes the black pawn and
+    /// Black's knight is carried onto the vacant (0,1) with no SWAP: the
+    /// flag it raises.
+    fn missed_swap() -> (Play, Flag) {
+        let mut p = Play::opening();
+        p.at(0, 0, &[Swap]);
+        p.at(2, 1, &[Flip, Swap]);
+        // Black's knight carried to (0,1), stacked on the face-down card.
+        assert!(p.at(2, 0, &[PickPut]).is_empty());
+        let f = one_flag(p.at(0, 1, &[PickPut]));
+        (p, f)
+    }
+
+    /// The events of the step that mends [`missed_swap`]: the flag
+    /// cleared, and the knight's move (2,0) -> (0,1).
+    fn assert_swap_mended(ev: Vec<EventBody>) {
+        assert_eq!(
+            ev[0],
+            EventBody::Cleared {
+                kind: FlagKind::MissedSwap,
+                how: How::Mended
+            }
+        );
+        let a = one_action(ev[1..].to_vec());
+        assert_eq!(
+            (a.action.as_str(), a.from, a.to),
+            ("move", Some(Cell::new(2, 0)), Some(Cell::new(0, 1)))
+        );
+    }
+
     fn one_action(ev: Vec<EventBody>) -> ActionEvent {
         match <[EventBody; 1]>::try_from(ev) {
             Ok([EventBody::Action(a)]) => a,
@@ -1065,14 +1095,7 @@ mod tests {
 
     #[test]
     fn a_piece_put_on_the_vacant_square_without_swap_is_a_missed_swap() {
-        let mut p = Play::opening();
-        p.at(0, 0, &[Swap]);
-        p.at(2, 1, &[Flip, Swap]);
-        // Black's knight carried to (0,1), stacked on the face-down card.
-        let mut ev = p.at(2, 0, &[PickPut]);
-        assert!(ev.is_empty());
-        ev = p.at(0, 1, &[PickPut]);
-        let f = one_flag(ev);
+        let (mut p, f) = missed_swap();
         assert_eq!(
             (f.kind, f.cells, f.rule.as_str()),
             (
@@ -1087,19 +1110,7 @@ mod tests {
         // the knight put down again.
         assert!(p.at(0, 1, &[PickPut, Swap]).is_empty());
         assert!(p.at(2, 0, &[Swap]).is_empty());
-        let ev = p.at(0, 1, &[PickPut]);
-        assert_eq!(
-            ev[0],
-            EventBody::Cleared {
-                kind: FlagKind::MissedSwap,
-                how: How::Mended
-            }
-        );
-        let a = one_action(ev[1..].to_vec());
-        assert_eq!(
-            (a.action.as_str(), a.from, a.to),
-            ("move", Some(Cell::new(2, 0)), Some(Cell::new(0, 1)))
-        );
+        assert_swap_mended(p.at(0, 1, &[PickPut]));
     }
 
     /// The flag says to put the face-down card from under the piece back
@@ -1107,11 +1118,7 @@ mod tests {
     /// it there, and nothing in between is judged.
     #[test]
     fn a_missed_swap_is_mended_by_taking_the_card_from_under_the_piece() {
-        let mut p = Play::opening();
-        p.at(0, 0, &[Swap]);
-        p.at(2, 1, &[Flip, Swap]);
-        assert!(p.at(2, 0, &[PickPut]).is_empty());
-        let f = one_flag(p.at(0, 1, &[PickPut]));
+        let (mut p, f) = missed_swap();
         assert_eq!(f.kind, FlagKind::MissedSwap);
         // Lifted and put back with Esc: under the knight again, as it was.
         let before = p.mock.stack(Cell::new(0, 1)).to_vec();
@@ -1121,19 +1128,7 @@ mod tests {
         assert_eq!(p.mock.stack(Cell::new(0, 1)), before.as_slice());
         // Lifted and put where the knight stood.
         assert!(p.keys(&[OtherInCell]).is_empty());
-        let ev = p.at(2, 0, &[PickPut]);
-        assert_eq!(
-            ev[0],
-            EventBody::Cleared {
-                kind: FlagKind::MissedSwap,
-                how: How::Mended
-            }
-        );
-        let a = one_action(ev[1..].to_vec());
-        assert_eq!(
-            (a.action.as_str(), a.from, a.to),
-            ("move", Some(Cell::new(2, 0)), Some(Cell::new(0, 1)))
-        );
+        assert_swap_mended(p.at(2, 0, &[PickPut]));
         assert_eq!(p.referee.open_flag(), None);
         // One card alone: nothing under it.
         assert!(matches!(
