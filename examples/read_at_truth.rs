@@ -1,9 +1,14 @@
 //! Reads every card of the varied sets at its true corners (re-rendered
 //! from the sets' seeds), by deck, surface and card width: the ceiling the
 //! reading sets on `accuracy`, so that a cell missed can be blamed on the
-//! finder or on the reader. Cards under a hand are left out. Cards whose
-//! face a glare has washed blank (nothing but clipped white left inside
-//! their outline: no one could name them) are counted apart too.
+//! finder or on the reader. Cards under a hand are left out. Glare-blank
+//! cards (the renderer's truth: a lamp washed out at least half of their
+//! print, `scene::GLARE_BLANK`) are counted apart too.
+//!
+//! The learned identifier (`pipeline::learned`) reads each card at its
+//! true outline and at one moved as a finder leaves it (each corner up to
+//! 4% of the card's width off, drawn from the card's number): right, wrong,
+//! and a glare-blank card right only as `??` for glare.
 //!
 //! Beside the patched reader's deck model (named, and its nearest kind
 //! with no test of margin: "top-1"; and one look with no search), the
@@ -15,15 +20,23 @@
 //! `cargo run --release --example read_at_truth` (about 100 s).
 use std::collections::HashMap;
 
-use arbiter::vision::cards::{Identify, rectify};
+use arbiter::vision::cards::Identify;
 use arbiter::vision::pipeline::faces::{CardCells, Faces, frame_white};
 use arbiter::vision::pipeline::geometry::Quad;
+use arbiter::vision::pipeline::learned::{LearnedDeck, Network, Patch, Unnamed};
+use arbiter_testkit::scene::GLARE_BLANK;
 use arbiter_testkit::fixtures::tables::{DeckModels, rendered_frames};
 
 /// The faces of a fixture deck, for the staged reader's identifier.
 fn faces_of(deck: &str) -> Faces {
+    Faces::learn(&face_images(deck))
+}
+
+/// A fixture deck's reference faces, one image per kind, as `deck learn`
+/// is given them.
+fn face_images(deck: &str) -> Vec<(arbiter_core::table::Token, image::RgbImage)> {
     if deck == "printed" {
-        return Faces::learn(&arbiter::vision::templates::printable_faces());
+        return arbiter::vision::templates::printable_faces();
     }
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/decks")
@@ -42,7 +55,42 @@ fn faces_of(deck: &str) -> Faces {
         };
         faces.push((token, image::open(&p).unwrap().to_rgb8()));
     }
-    Faces::learn(&faces)
+    faces
+}
+
+/// The card's outline with each corner moved up to `off` of its width, in
+/// a direction and by an amount drawn from `seed`: as a finder leaves it.
+fn shifted(q: &[(f32, f32); 4], off: f32, seed: u64) -> [(f32, f32); 4] {
+    use rand::{Rng, SeedableRng};
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+    let w = (q[1].0 - q[0].0).hypot(q[1].1 - q[0].1);
+    q.map(|p| {
+        let a: f32 = r.random_range(0.0..std::f32::consts::TAU);
+        let d = off * w * r.random_range(0.0f32..1.0).sqrt();
+        (p.0 + d * a.cos(), p.1 + d * a.sin())
+    })
+}
+
+/// The learned identifier's verdict on a card: right, wrong, or not named
+/// (a glare-blank card is right only as `??` for glare).
+fn learned_verdict(
+    net: &Network,
+    deck: &LearnedDeck,
+    frame: &image::RgbImage,
+    q: &[(f32, f32); 4],
+    truth: arbiter_core::table::Token,
+    blank: bool,
+) -> usize {
+    let Some(patch) = Patch::from_frame(frame, &Quad(*q)) else {
+        return 2;
+    };
+    let n = deck.name(net, &patch);
+    match (n.token, blank) {
+        (None, true) if n.why == Some(Unnamed::Glare) => 0,
+        (Some(t), false) if t == truth => 0,
+        (Some(_), _) => 1,
+        (None, _) => 2,
+    }
 }
 
 fn main() {
@@ -51,7 +99,11 @@ fn main() {
     let mut margins: Vec<(u8, f32, f32, u8, f32)> = Vec::new();
     let (mut patched_time, mut staged_time, mut cards) =
         (Default::default(), Default::default(), 0u32);
-    let mut by: HashMap<String, [usize; 9]> = HashMap::new();
+    let mut by: HashMap<String, [usize; 15]> = HashMap::new();
+    let net = Network::embedded().expect("the embedded identifier");
+    let mut learned: HashMap<String, LearnedDeck> = HashMap::new();
+    let mut learned_time = std::time::Duration::default();
+    let mut card_no = 0u64;
     for (scene, fac) in rendered_frames() {
         let deck = fac.deck.clone();
         let model = models.get(&deck).unwrap();
@@ -86,7 +138,7 @@ fn main() {
             cards += 1;
             if let Ok(dir) = std::env::var("CONFUSIONS")
                 && new != Some(t.token)
-                && !washed_blank(&scene.image, &t.corners_px)
+                && t.print_washed < GLARE_BLANK
             {
                 let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
                 let name = format!(
@@ -101,6 +153,16 @@ fn main() {
                 let card = arbiter::vision::cards::rectify(&scene.image, &t.corners_px);
                 let _ = card.save(name.replace('?', "q"));
             }
+            let ld = learned
+                .entry(deck.clone())
+                .or_insert_with(|| LearnedDeck::from_faces(net, &face_images(&deck)));
+            let blank = t.print_washed >= GLARE_BLANK;
+            let clock = std::time::Instant::now();
+            let at_truth = learned_verdict(net, ld, &scene.image, &t.corners_px, t.token, blank);
+            learned_time += clock.elapsed();
+            card_no += 1;
+            let moved = shifted(&t.corners_px, 0.04, card_no);
+            let at_shift = learned_verdict(net, ld, &scene.image, &moved, t.token, blank);
             let k = match tok {
                 Some(x) if x == t.token => 0,
                 Some(_) => 1,
@@ -111,10 +173,10 @@ fn main() {
                 format!("deck {deck}"),
                 format!("surface {}", fac.surface),
                 format!("light {}", fac.light),
-                if washed_blank(&scene.image, &t.corners_px) {
-                    "face washed blank".into()
+                if blank {
+                    "glare-blank".into()
                 } else {
-                    "face shows".into()
+                    "print shows".into()
                 },
                 "all".into(),
             ] {
@@ -126,14 +188,17 @@ fn main() {
                 e[6] += usize::from(new == Some(t.token));
                 e[7] += usize::from(said == Some(t.token));
                 e[8] += usize::from(said.is_some_and(|s| s != t.token));
+                e[9 + at_truth] += 1;
+                e[12 + at_shift] += 1;
             }
         }
     }
     let per = |d: std::time::Duration| d.as_secs_f64() * 1e3 / f64::from(cards.max(1));
     println!(
-        "per card: patched reader {:.3} ms, staged one look {:.3} ms",
+        "per card: patched reader {:.3} ms, staged one look {:.3} ms, learned {:.3} ms",
         per(patched_time),
-        per(staged_time)
+        per(staged_time),
+        per(learned_time)
     );
     if let Ok(path) = std::env::var("MARGINS") {
         let text: String = margins
@@ -147,7 +212,7 @@ fn main() {
     for k in keys {
         let e = by[&k];
         println!(
-            "{k:24} {:5} cards  right {:5.1}%  wrong {:3}  unread {:5.1}%  top-1 {:5.1}%  one look {:5.1}%  staged {:5.1}%  named {:5.1}% wrong {:3}",
+            "{k:24} {:5} cards  right {:5.1}%  wrong {:3}  unread {:5.1}%  top-1 {:5.1}%  one look {:5.1}%  staged {:5.1}%  named {:5.1}% wrong {:3}  learned {:6.2}% wrong {:3}  at 4% off {:6.2}% wrong {:3}",
             e[3],
             100.0 * e[0] as f32 / e[3] as f32,
             e[1],
@@ -156,27 +221,11 @@ fn main() {
             100.0 * e[5] as f32 / e[3] as f32,
             100.0 * e[6] as f32 / e[3] as f32,
             100.0 * e[7] as f32 / e[3] as f32,
-            e[8]
+            e[8],
+            100.0 * e[9] as f32 / e[3] as f32,
+            e[10],
+            100.0 * e[12] as f32 / e[3] as f32,
+            e[13]
         );
     }
-}
-
-/// Nothing but near-white is left inside the card's outline (its middle,
-/// clear of the edge): a lamp's glare clipped its paper and its print
-/// alike. The spread between its darkest and lightest few percent is a
-/// few levels of noise.
-fn washed_blank(frame: &image::RgbImage, corners: &[(f32, f32); 4]) -> bool {
-    let card = rectify(frame, corners);
-    let (w, h) = card.dimensions();
-    let mut luma: Vec<u8> = card
-        .enumerate_pixels()
-        .filter(|(x, y, _)| (w / 10..w - w / 10).contains(x) && (h / 10..h - h / 10).contains(y))
-        .map(|(_, _, p)| {
-            let [r, g, b] = p.0.map(u32::from);
-            ((299 * r + 587 * g + 114 * b) / 1000) as u8
-        })
-        .collect();
-    luma.sort_unstable();
-    let at = |q: f32| luma[((luma.len() - 1) as f32 * q) as usize];
-    at(0.02) >= 225 && at(0.98) - at(0.02) < 20
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// The staged reader's modules in the order a frame flows through them;
 /// the helpers first.
-const STAGES: [&str; 11] = [
+const STAGES: [&str; 12] = [
     "geometry",
     "plane",
     "regions",
@@ -21,6 +21,7 @@ const STAGES: [&str; 11] = [
     "lattice",
     "occupancy",
     "faces",
+    "learned",
     "identify",
     "reading",
     "mod",

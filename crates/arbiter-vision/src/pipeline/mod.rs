@@ -22,6 +22,7 @@ pub mod finding;
 pub mod geometry;
 pub mod identify;
 pub mod lattice;
+pub mod learned;
 pub mod occupancy;
 pub mod plane;
 pub mod reading;

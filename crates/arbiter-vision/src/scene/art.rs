@@ -202,7 +202,7 @@ impl ArtDeck {
     }
 }
 
-fn mix(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
+pub(crate) fn mix(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
     std::array::from_fn(|i| a[i] * (1.0 - t) + b[i] * t)
 }
 
@@ -227,7 +227,7 @@ fn ink_or_grey(c: Colour) -> [f32; 3] {
 }
 
 /// Signed distance to a rectangle's outline, negative inside.
-fn frame_dist(x: f32, y: f32, hw: f32, hh: f32) -> f32 {
+pub(crate) fn frame_dist(x: f32, y: f32, hw: f32, hh: f32) -> f32 {
     let (qx, qy) = (x.abs() - hw, y.abs() - hh);
     qx.max(qy).min(0.0) + qx.max(0.0).hypot(qy.max(0.0))
 }
@@ -252,14 +252,14 @@ fn letter_ink(card: Card, x: f32, y: f32, stroke: f32, ink: [f32; 3]) -> Option<
     (d < 0.0).then_some(ink)
 }
 
-fn seg(p: (f32, f32), a: (f32, f32), b: (f32, f32)) -> f32 {
+pub(crate) fn seg(p: (f32, f32), a: (f32, f32), b: (f32, f32)) -> f32 {
     let (px, py) = (p.0 - a.0, p.1 - a.1);
     let (bx, by) = (b.0 - a.0, b.1 - a.1);
     let t = ((px * bx + py * by) / (bx * bx + by * by).max(1e-9)).clamp(0.0, 1.0);
     (px - t * bx).hypot(py - t * by)
 }
 
-fn polyline(p: (f32, f32), pts: &[(f32, f32)]) -> f32 {
+pub(crate) fn polyline(p: (f32, f32), pts: &[(f32, f32)]) -> f32 {
     pts.windows(2)
         .map(|w| seg(p, w[0], w[1]))
         .fold(f32::INFINITY, f32::min)
@@ -278,7 +278,7 @@ fn arc(p: (f32, f32), c: (f32, f32), r: (f32, f32), a0: f32, a1: f32) -> f32 {
 }
 
 /// Distance to the centre line of the letter's strokes.
-fn letter_sdf(piece: Piece, x: f32, y: f32) -> f32 {
+pub(crate) fn letter_sdf(piece: Piece, x: f32, y: f32) -> f32 {
     use std::f32::consts::{FRAC_PI_2, PI};
     let p = (x, y);
     let stem = seg(p, (-0.24, -0.4), (-0.24, 0.4));
@@ -309,21 +309,21 @@ fn letter_sdf(piece: Piece, x: f32, y: f32) -> f32 {
     }
 }
 
-fn circle(p: (f32, f32), c: (f32, f32), r: f32) -> f32 {
+pub(crate) fn circle(p: (f32, f32), c: (f32, f32), r: f32) -> f32 {
     (p.0 - c.0).hypot(p.1 - c.1) - r
 }
 
-fn rect(p: (f32, f32), c: (f32, f32), h: (f32, f32)) -> f32 {
+pub(crate) fn rect(p: (f32, f32), c: (f32, f32), h: (f32, f32)) -> f32 {
     frame_dist(p.0 - c.0, p.1 - c.1, h.0, h.1)
 }
 
-fn ellipse(p: (f32, f32), c: (f32, f32), r: (f32, f32)) -> f32 {
+pub(crate) fn ellipse(p: (f32, f32), c: (f32, f32), r: (f32, f32)) -> f32 {
     let (dx, dy) = ((p.0 - c.0) / r.0, (p.1 - c.1) / r.1);
     (dx.hypot(dy) - 1.0) * r.0.min(r.1)
 }
 
 /// Signed distance to a simple polygon (negative inside).
-fn polygon(p: (f32, f32), v: &[(f32, f32)]) -> f32 {
+pub(crate) fn polygon(p: (f32, f32), v: &[(f32, f32)]) -> f32 {
     let mut d = f32::INFINITY;
     let mut inside = false;
     for i in 0..v.len() {
@@ -337,7 +337,7 @@ fn polygon(p: (f32, f32), v: &[(f32, f32)]) -> f32 {
 }
 
 /// A piece silhouette in a glyph box ±0.5 (y down), signed distance.
-fn piece_sdf(piece: Piece, x: f32, y: f32) -> f32 {
+pub(crate) fn piece_sdf(piece: Piece, x: f32, y: f32) -> f32 {
     if x.abs() > 0.8 || y.abs() > 0.8 {
         return 1.0;
     }

@@ -60,16 +60,28 @@ use arbiter_core::table::{Card, Cell, Colour, Piece, Table, Token};
 
 pub mod art;
 pub mod look;
+pub mod random_deck;
 pub mod surface;
+pub mod texture;
 
 pub use art::ArtDeck;
 pub use look::{Glare, Lens, Look, OccluderLook, SKIN_TONES, Sleeve};
+pub use random_deck::RandomDeck;
 pub use surface::{Surface, SurfaceKind};
+pub use texture::{TextureFamily, texture};
 
 /// The gap between neighbouring cards, as a fraction of the card width.
 pub const GAP_FRACTION: f32 = 0.12;
 /// Card height over card width (88 mm × 63 mm).
 pub use crate::cards::CARD_ASPECT;
+/// A print pixel lit to within this many levels of its paper (in every
+/// channel) no longer shows: about what a camera's noise moves a pixel.
+pub const WASHED_CONTRAST: f32 = 12.0;
+/// A card whose print a lamp washed out over at least this fraction is
+/// *glare-blank*: no one could name it from the picture, and a reader is
+/// right about it only when it says `??` for glare. Half: what is left is
+/// a fragment of the glyph, not enough to tell a queen from a king.
+pub const GLARE_BLANK: f32 = 0.5;
 /// A cell whose covered fraction exceeds this makes the frame `busy`.
 pub const BUSY_COVER: f32 = 0.03;
 /// How far a throne's partner card sticks out from under its king, as a
@@ -296,6 +308,16 @@ pub struct CellTruth {
     pub token: Token,
     /// Fraction of the card not covered by the hand.
     pub visible: f32,
+    /// Fraction of the card's print (its pixels unlike its paper) that a
+    /// lamp washed out: within [`WASHED_CONTRAST`] of the paper beside it
+    /// once lit, clipped or veiled. 0 where no lamp can clip.
+    pub print_washed: f32,
+    /// Fraction of the card's face the lamp clipped white in every channel.
+    pub glare_clipped: f32,
+    /// The blur the frame went through (Gaussian sigma, frame pixels) and
+    /// the lens's barrel distortion (k1) the card lies under.
+    pub blur_sigma: f32,
+    pub lens_k1: f32,
     /// The card's centre in the frame.
     pub centre_px: (f32, f32),
     /// The card's corners in the frame, in the order of its artwork: top
@@ -786,9 +808,20 @@ pub fn render(
     // thrones first, under their kings.
     let cards_in_order = unders
         .iter()
-        .map(|u| (u, outline_px(&h, u, card)))
-        .chain(placed.iter().zip(truth.iter().map(|t| t.corners_px)));
-    for (pc, corners) in cards_in_order {
+        .map(|u| (u, outline_px(&h, u, card), None))
+        .chain(
+            placed
+                .iter()
+                .zip(truth.iter().map(|t| t.corners_px))
+                .enumerate()
+                .map(|(k, (pc, c))| (pc, c, Some(k))),
+        );
+    // What the lamp does to each card's print, when it can clip: each
+    // card pixel's owner, and its paper's colour lit the same way.
+    let can_clip = look.glare.is_some() || look.exposure.is_some_and(|e| e > 1.0);
+    let mut print = can_clip.then(|| PrintTruth::new(npx));
+    let papers: Vec<[f32; 3]> = images.iter().map(paper_colour).collect();
+    for (pc, corners, owner) in cards_in_order {
         let img = &images[pc.image];
         let (iw, ih) = (img.width() as f32, img.height() as f32);
         // Under a lens the edges bow: bound points along them too.
@@ -862,6 +895,9 @@ pub fn render(
                     let k = 0.93 - 0.08 * relief * (0.5 + side).clamp(0.0, 1.0);
                     c = c.map(|x| x * k);
                 }
+                if let Some(pt) = print.as_mut() {
+                    pt.draw(i, alpha, owner, c, papers[pc.image]);
+                }
                 buf[i] = std::array::from_fn(|k| buf[i][k] * (1.0 - alpha) + c[k] * alpha);
                 if !gloss.is_empty() {
                     gloss[i] = gloss[i].max(alpha);
@@ -889,6 +925,9 @@ pub fn render(
                 let shade = 0.7 + 0.3 * (-sd / (0.5 * hd.depth)).clamp(0.0, 1.0);
                 let c = hd.colour(*pt).map(|c| c * shade);
                 buf[i] = std::array::from_fn(|k| buf[i][k] * (1.0 - alpha) + c[k] * alpha);
+                if let Some(pt) = print.as_mut() {
+                    pt.owner[i] = u32::MAX;
+                }
                 if !gloss.is_empty() {
                     gloss[i] *= 1.0 - alpha;
                 }
@@ -936,10 +975,17 @@ pub fn render(
                 let e = (rx / ea).powi(2) + (ry / eb).powi(2);
                 k *= 1.0 - p.shadow * ((1.3 - e) / 0.6).clamp(0.0, 1.0);
                 buf[i] = buf[i].map(|c| c * k);
+                if let Some(pt) = print.as_mut() {
+                    pt.paper[i] = pt.paper[i].map(|c| c * k);
+                }
             }
         }
     }
     apply_lamp(&mut buf, &gloss, fw, fh, look);
+    if let Some(mut pt) = print {
+        apply_lamp(&mut pt.paper, &gloss, fw, fh, look);
+        pt.tally(&buf, &mut truth);
+    }
 
     let mut img = RgbImage::from_fn(fw, fh, |u, v| {
         Rgb(buf[(v * fw + u) as usize].map(|c| c.round().clamp(0.0, 255.0) as u8))
@@ -980,6 +1026,74 @@ pub fn render(
         busy,
         jpeg,
     }
+}
+
+/// The truth of what a lamp did to each card's print: for every frame
+/// pixel a card owns, that card, whether the pixel is print (unlike its
+/// paper) and its paper's colour, lit as the pixel is.
+struct PrintTruth {
+    owner: Vec<u32>,
+    inked: Vec<bool>,
+    paper: Vec<[f32; 3]>,
+}
+
+impl PrintTruth {
+    fn new(npx: usize) -> PrintTruth {
+        PrintTruth {
+            owner: vec![u32::MAX; npx],
+            inked: vec![false; npx],
+            paper: vec![[0.0; 3]; npx],
+        }
+    }
+
+    /// A card's pixel drawn with coverage `alpha`: art colour `c` over its
+    /// paper colour. Only pixels wholly on a placed card are the card's.
+    fn draw(&mut self, i: usize, alpha: f32, owner: Option<usize>, c: [f32; 3], paper: [f32; 3]) {
+        match owner {
+            Some(k) if alpha >= 0.99 => {
+                self.owner[i] = k as u32;
+                self.inked[i] = (0..3).any(|j| (c[j] - paper[j]).abs() > 40.0);
+                self.paper[i] = paper;
+            }
+            _ => self.owner[i] = u32::MAX,
+        }
+    }
+
+    /// Each card's share of print washed out and of face clipped, from the
+    /// lit frame `lit` and the lit papers.
+    fn tally(&self, lit: &[[f32; 3]], truth: &mut [CellTruth]) {
+        let n = truth.len();
+        let (mut ink, mut washed, mut area, mut clipped) =
+            (vec![0u32; n], vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+        for (i, &o) in self.owner.iter().enumerate() {
+            let Some(k) = (o != u32::MAX).then_some(o as usize).filter(|k| *k < n) else {
+                continue;
+            };
+            let px = lit[i].map(|c| c.clamp(0.0, 255.0));
+            area[k] += 1;
+            clipped[k] += u32::from(px.iter().all(|c| *c >= 254.5));
+            if self.inked[i] {
+                ink[k] += 1;
+                let paper = self.paper[i].map(|c| c.clamp(0.0, 255.0));
+                let contrast = (0..3).map(|j| (px[j] - paper[j]).abs()).fold(0.0, f32::max);
+                washed[k] += u32::from(contrast < WASHED_CONTRAST);
+            }
+        }
+        for (k, t) in truth.iter_mut().enumerate() {
+            t.print_washed = washed[k] as f32 / ink[k].max(1) as f32;
+            t.glare_clipped = clipped[k] as f32 / area[k].max(1) as f32;
+        }
+    }
+}
+
+/// A card image's paper: the median of each channel (most of a card is
+/// its paper, or its ground where the print bleeds to the edge).
+fn paper_colour(img: &RgbImage) -> [f32; 3] {
+    std::array::from_fn(|j| {
+        let mut v: Vec<u8> = img.pixels().map(|p| p.0[j]).collect();
+        v.sort_unstable();
+        f32::from(v.get(v.len() / 2).copied().unwrap_or(0))
+    })
 }
 
 /// An angle in `[0, 2π)` drawn from a seed, for the light's direction.
@@ -1168,6 +1282,10 @@ fn layout(table: &Table, p: &SceneParams) -> Layout {
             cell,
             token,
             visible: 1.0,
+            print_washed: 0.0,
+            glare_clipped: 0.0,
+            blur_sigma: p.blur_sigma,
+            lens_k1: p.look.barrel_k1,
             centre_px: project(centre),
             corners_px,
             turns,
