@@ -4,7 +4,9 @@
 //! cards), and `rectify` and template `identify` of one card.
 //!
 //! The varied sets' frames (`recognise_varied`) are timed too, and the same
-//! frames through the staged reader (`staged_varied`, `staged_clean`).
+//! frames through the staged reader (`staged_varied`, `staged_clean`);
+//! `learned_name_a_table` names a table's sixteen cards with the learned
+//! identifier.
 //!
 //! `cargo bench --bench vision`. Target: `detect` under 15 ms a frame on one
 //! core, identification by corner code included. Frames are rendered once,
@@ -167,6 +169,26 @@ fn recognise_rotated_tilted(bencher: Bencher) {
 #[divan::bench]
 fn recognise_hand(bencher: Bencher) {
     recognise_scene(bencher, hand(), 4);
+}
+
+/// The learned identifier on a table's sixteen cards (tilted and turned):
+/// each cut to its patch, run through the network, and named against the
+/// printable deck's reference embeddings. The budget is 0.2 ms a card.
+#[divan::bench]
+fn learned_name_a_table(bencher: Bencher) {
+    use arbiter::vision::pipeline::geometry::Quad;
+    use arbiter::vision::pipeline::learned::{LearnedDeck, Network, Patch};
+    let s = scene(&tilted());
+    let net = Network::embedded().expect("the embedded network");
+    let deck = LearnedDeck::from_faces(net, &arbiter::vision::templates::printable_faces());
+    let quads: Vec<Quad> = s.truth.iter().map(|t| Quad(t.corners_px)).collect();
+    bencher.bench_local(|| {
+        quads
+            .iter()
+            .filter_map(|q| Patch::from_frame(black_box(&s.image), q))
+            .map(|p| deck.name(net, &p).token)
+            .collect::<Vec<_>>()
+    });
 }
 
 /// One rectified card read by the bundled deck's templates.

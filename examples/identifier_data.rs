@@ -20,6 +20,12 @@
 //!   would;
 //! - `decks.txt`, `families.txt`: the decks' and families' names.
 //!
+//! `--first N` makes frames N.. of a larger run (a frame and its deck
+//! depend only on the seed and the frame's number, so a run made in parts
+//! is the run made at once: train.py's `--more-train` takes the later
+//! parts). `--png DIR --png-count N` also writes N of the patches, spread
+//! over the split, as `DIR/<deck>/NNN-<truth>.png` for the tests.
+//!
 //! The splits: `train` and `val` draw random decks (disjoint seeds) and
 //! the printable deck, on the training families of surfaces and light;
 //! `heldout` draws only what training never sees: wood and linen tables,
@@ -86,7 +92,11 @@ impl DeckArt {
     /// The reference faces `deck learn` would be given: the fixture decks'
     /// own files, the printable deck's print, a random deck's art.
     fn references(&self) -> Vec<Option<RgbImage>> {
-        let dir = |name: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/decks").join(name);
+        let dir = |name: &str| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/decks")
+                .join(name)
+        };
         kinds()
             .into_iter()
             .map(|t| {
@@ -121,12 +131,35 @@ impl DeckArt {
 
 /// The families a frame is drawn from, by name: surfaces, then lights.
 const SURFACES: [&str; 18] = [
-    "plain", "noise", "plaid", "stripes", "grain", "tiles", "dots", "mixture", "felt", "white",
-    "cream", "grey-slate", "black-slate", "gingham", "cloth-stripes", "light-wood", "dark-wood",
+    "plain",
+    "noise",
+    "plaid",
+    "stripes",
+    "grain",
+    "tiles",
+    "dots",
+    "mixture",
+    "felt",
+    "white",
+    "cream",
+    "grey-slate",
+    "black-slate",
+    "gingham",
+    "cloth-stripes",
+    "light-wood",
+    "dark-wood",
     "linen",
 ];
 const LIGHTS: [&str; 9] = [
-    "even", "gradient", "glare", "cool", "mild-warm", "dim", "bright", "tint", "warm",
+    "even",
+    "gradient",
+    "glare",
+    "cool",
+    "mild-warm",
+    "dim",
+    "bright",
+    "tint",
+    "warm",
 ];
 
 fn index(of: &[&str], name: &str) -> f32 {
@@ -147,7 +180,8 @@ fn pick<T: Copy>(r: &mut StdRng, of: &[T]) -> T {
 /// A card-sized outline moved as a finder might leave it: each corner up to
 /// `off` of the card's width, the whole a little shifted and scaled.
 fn perturbed(q: &[(f32, f32); 4], off: f32, r: &mut StdRng) -> [(f32, f32); 4] {
-    let w = ((q[1].0 - q[0].0).hypot(q[1].1 - q[0].1) + (q[2].0 - q[3].0).hypot(q[2].1 - q[3].1)) / 2.0;
+    let w =
+        ((q[1].0 - q[0].0).hypot(q[1].1 - q[0].1) + (q[2].0 - q[3].0).hypot(q[2].1 - q[3].1)) / 2.0;
     let c = (
         q.iter().map(|p| p.0).sum::<f32>() / 4.0,
         q.iter().map(|p| p.1).sum::<f32>() / 4.0,
@@ -192,9 +226,14 @@ fn sleeved(img: RgbImage, r: &mut StdRng) -> RgbImage {
     let tint: [f32; 3] = [0; 3].map(|_| r.random_range(150.0..255.0));
     RgbImage::from_fn(w, h, |x, y| {
         let p = img.get_pixel(x, y).0.map(f32::from);
-        let d = (x as f32).min(y as f32).min((w - 1 - x) as f32).min((h - 1 - y) as f32);
+        let d = (x as f32)
+            .min(y as f32)
+            .min((w - 1 - x) as f32)
+            .min((h - 1 - y) as f32);
         let t = if d < edge { 0.5 } else { veil };
-        image::Rgb(std::array::from_fn(|k| (p[k] * (1.0 - t) + tint[k] * t).round() as u8))
+        image::Rgb(std::array::from_fn(|k| {
+            (p[k] * (1.0 - t) + tint[k] * t).round() as u8
+        }))
     })
 }
 
@@ -228,7 +267,11 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
     if table.cells().is_empty() {
         table.set(Cell::new(0, 0), Some(Token::Down));
     }
-    let gap = if r.random_bool(0.25) { 0.0 } else { r.random_range(0.02..0.5) };
+    let gap = if r.random_bool(0.25) {
+        0.0
+    } else {
+        r.random_range(0.02..0.5)
+    };
     // The frame holds the layout's middle; cards it cuts are left out.
     let span = (cols.max(rows) as f32 + 0.3) * card_px * 1.4 * (1.0 + gap);
     let side = span.clamp(128.0, 720.0) as u32;
@@ -289,7 +332,11 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
         layout_rotation_deg: r.random_range(0.0..360.0),
         per_card_skew_deg: r.random_range(0.0..8.0),
         quarter_turns: r.random_bool(0.15),
-        gap_jitter_px: if gap > 0.0 { card_px * r.random_range(0.0..0.04) } else { 0.0 },
+        gap_jitter_px: if gap > 0.0 {
+            card_px * r.random_range(0.0..0.04)
+        } else {
+            0.0
+        },
         tilt_deg: r.random_range(0.0..35.0),
         light_gradient: r.random_range(0.0..0.15),
         blur_sigma: r.random_range(0.0..1.2),
@@ -371,16 +418,32 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
         for f in faces {
             cache.entry(f).or_insert_with(|| {
                 let img = deck.card(f, art_width);
-                if sleeves { sleeved(img, &mut sleeve_rng) } else { img }
+                if sleeves {
+                    sleeved(img, &mut sleeve_rng)
+                } else {
+                    img
+                }
             });
         }
     }
-    let scene = render(&table, &p, &|c| cache.get(&c).cloned().unwrap_or_else(|| deck.card(c, art_width)), &tex);
+    let scene = render(
+        &table,
+        &p,
+        &|c| {
+            cache
+                .get(&c)
+                .cloned()
+                .unwrap_or_else(|| deck.card(c, art_width))
+        },
+        &tex,
+    );
     // The tint and the JPEG the camera adds.
     let mut img = scene.image.clone();
     if tint != [1.0; 3] {
         for px in img.pixels_mut() {
-            px.0 = std::array::from_fn(|k| (f32::from(px.0[k]) * tint[k]).round().clamp(0.0, 255.0) as u8);
+            px.0 = std::array::from_fn(|k| {
+                (f32::from(px.0[k]) * tint[k]).round().clamp(0.0, 255.0) as u8
+            });
         }
     }
     let mut bytes = Vec::new();
@@ -411,7 +474,11 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
             return;
         }
         // Either way up, as a finder's outline comes.
-        let q = if r.random_bool(0.5) { [q[2], q[3], q[0], q[1]] } else { *q };
+        let q = if r.random_bool(0.5) {
+            [q[2], q[3], q[0], q[1]]
+        } else {
+            *q
+        };
         if let Some(patch) = Patch::from_frame(&img, &Quad(q)) {
             out.push(Sample {
                 patch: patch.0,
@@ -432,7 +499,9 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
         let label = if t.print_washed >= GLARE_BLANK {
             -2
         } else {
-            all.iter().position(|k| *k == t.token).map_or(-1, |i| i as i16)
+            all.iter()
+                .position(|k| *k == t.token)
+                .map_or(-1, |i| i as i16)
         };
         let m = meta(card_w, t.print_washed, t.glare_clipped, 0.0);
         push(&q, label, m, &mut r);
@@ -446,7 +515,10 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
     // Outlines that hold no card: card-sized, anywhere, far from every
     // card's centre (between 0.15 and 0.4 of a width off is neither).
     for _ in 0..6 {
-        let c = (r.random_range(0.0..width as f32), r.random_range(0.0..height as f32));
+        let c = (
+            r.random_range(0.0..width as f32),
+            r.random_range(0.0..height as f32),
+        );
         let near = centres
             .iter()
             .map(|k| (k.0 - c.0).hypot(k.1 - c.1))
@@ -470,6 +542,29 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
     out
 }
 
+/// `count` patches, spread over the split, as PNGs for the tests:
+/// `ROOT/<deck>/NNN-<truth>.png`, the truth a token, `not-a-card` or
+/// `glare-blank`.
+fn write_pngs(root: &Path, count: usize, samples: &[Sample], decks: &[DeckArt]) {
+    let all = kinds();
+    let step = (samples.len() / count.max(1)).max(1);
+    for (n, s) in samples.iter().step_by(step).take(count).enumerate() {
+        let dir = root.join(decks[s.deck as usize].name());
+        std::fs::create_dir_all(&dir).expect("the PNG folder");
+        let truth = match s.label {
+            -1 => "not-a-card".to_string(),
+            -2 => "glare-blank".to_string(),
+            k => match all[k as usize] {
+                Token::Down => "back".to_string(),
+                t => t.to_string(),
+            },
+        };
+        let img = Patch(s.patch.clone()).image();
+        img.save(dir.join(format!("{n:03}-{truth}.png")))
+            .expect("a PNG");
+    }
+}
+
 fn npy(path: &Path, dtype: &str, shape: &[usize], bytes: &[u8]) -> std::io::Result<()> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     let shape_text = if dims.len() == 1 {
@@ -477,7 +572,8 @@ fn npy(path: &Path, dtype: &str, shape: &[usize], bytes: &[u8]) -> std::io::Resu
     } else {
         format!("({})", dims.join(", "))
     };
-    let mut header = format!("{{'descr': '{dtype}', 'fortran_order': False, 'shape': {shape_text}, }}");
+    let mut header =
+        format!("{{'descr': '{dtype}', 'fortran_order': False, 'shape': {shape_text}, }}");
     while (10 + header.len() + 1) % 64 != 0 {
         header.push(' ');
     }
@@ -494,14 +590,25 @@ fn main() {
     let mut out = PathBuf::from("target/identifier-data");
     let mut split = Split::Train;
     let mut frames = 1000usize;
+    // The first frame's number: frames FIRST.. of a larger run, for making
+    // a run in parts (a frame and its deck depend only on the seed and the
+    // frame's number).
+    let mut first = 0usize;
     let mut seed = 1u64;
+    let mut png: Option<(PathBuf, usize)> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| panic!("{a} needs a value"));
         match a.as_str() {
             "--out" => out = PathBuf::from(value()),
             "--frames" => frames = value().parse().expect("--frames N"),
+            "--first" => first = value().parse().expect("--first N"),
             "--seed" => seed = value().parse().expect("--seed S"),
+            "--png" => png = Some((PathBuf::from(value()), 0)),
+            "--png-count" => {
+                let n = value().parse().expect("--png-count N");
+                png = png.map(|(d, _)| (d, n));
+            }
             "--split" => {
                 split = match value().as_str() {
                     "train" => Split::Train,
@@ -519,7 +626,7 @@ fn main() {
 
     // The decks: a new one every few frames.
     let per_deck = 8;
-    let n_decks = frames.div_ceil(per_deck);
+    let n_decks = (first + frames).div_ceil(per_deck);
     let base = match split {
         Split::Train => 1_000_000,
         Split::Val => 2_000_000,
@@ -538,7 +645,9 @@ fn main() {
                         FixtureDeck::Outline,
                     ],
                 )),
-                Split::Train | Split::Val if r.random_bool(0.12) => DeckArt::Fixture(FixtureDeck::Printed),
+                Split::Train | Split::Val if r.random_bool(0.12) => {
+                    DeckArt::Fixture(FixtureDeck::Printed)
+                }
                 _ => DeckArt::Random(RandomDeck::new(base + k as u64)),
             }
         })
@@ -551,17 +660,28 @@ fn main() {
             .map(|w| {
                 let decks = &decks;
                 s.spawn(move || {
-                    (0..frames)
+                    (first..first + frames)
                         .filter(|i| i % threads == w)
                         .map(|i| {
                             let d = i / per_deck;
-                            (i, frame(split, base ^ (i as u64).wrapping_mul(0x9E37_79B9), &decks[d], d as i32))
+                            (
+                                i,
+                                frame(
+                                    split,
+                                    base ^ (i as u64).wrapping_mul(0x9E37_79B9),
+                                    &decks[d],
+                                    d as i32,
+                                ),
+                            )
                         })
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a worker")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker"))
+            .collect()
     });
     let mut all: Vec<(usize, Vec<Sample>)> = chunks.into_iter().flatten().collect();
     all.sort_by_key(|a| a.0);
@@ -599,15 +719,28 @@ fn main() {
             }
         }
     }
-    npy(&dir.join("refs.npy"), "|u1", &[decks.len(), nk, PATCH_H, PATCH_W, 3], &refs).expect("refs.npy");
+    npy(
+        &dir.join("refs.npy"),
+        "|u1",
+        &[decks.len(), nk, PATCH_H, PATCH_W, 3],
+        &refs,
+    )
+    .expect("refs.npy");
     npy(&dir.join("refmask.npy"), "|u1", &[decks.len(), nk], &mask).expect("refmask.npy");
     let names: String = decks.iter().map(|d| d.name() + "\n").collect();
     std::fs::write(dir.join("decks.txt"), names).expect("decks.txt");
     std::fs::write(
         dir.join("families.txt"),
-        format!("surfaces: {}\nlights: {}\n", SURFACES.join(" "), LIGHTS.join(" ")),
+        format!(
+            "surfaces: {}\nlights: {}\n",
+            SURFACES.join(" "),
+            LIGHTS.join(" ")
+        ),
     )
     .expect("families.txt");
+    if let Some((root, count)) = &png {
+        write_pngs(root, *count, &samples, &decks);
+    }
     let labels = |l: i16| samples.iter().filter(|s| s.label == l).count();
     eprintln!(
         "{name}: {n} patches from {frames} frames and {} decks in {:.0} s ({} not a card, {} glare-blank)",

@@ -128,7 +128,8 @@ impl Patch {
             (w as f32, h as f32),
             (0.0, h as f32),
         ]);
-        let mut inner = Patch::from_frame(face, &quad).unwrap_or(Patch(vec![0; PATCH_W * PATCH_H * 3]));
+        let mut inner =
+            Patch::from_frame(face, &quad).unwrap_or(Patch(vec![0; PATCH_W * PATCH_H * 3]));
         for v in 0..PATCH_H {
             for u in 0..PATCH_W {
                 let (x, y) = (u as f32 + 0.5, v as f32 + 0.5);
@@ -146,7 +147,10 @@ impl Patch {
         let mut out = vec![0; self.0.len()];
         for v in 0..PATCH_H {
             for u in 0..PATCH_W {
-                let (a, b) = (3 * (v * PATCH_W + u), 3 * ((PATCH_H - 1 - v) * PATCH_W + (PATCH_W - 1 - u)));
+                let (a, b) = (
+                    3 * (v * PATCH_W + u),
+                    3 * ((PATCH_H - 1 - v) * PATCH_W + (PATCH_W - 1 - u)),
+                );
                 out[b..b + 3].copy_from_slice(&self.0[a..a + 3]);
             }
         }
@@ -204,7 +208,9 @@ pub enum NetworkError {
 }
 
 fn figures() -> Result<Thresholds, NetworkError> {
-    let doc: toml::Table = FIGURES.parse().map_err(|e: toml::de::Error| NetworkError::Figures(e.to_string()))?;
+    let doc: toml::Table = FIGURES
+        .parse()
+        .map_err(|e: toml::de::Error| NetworkError::Figures(e.to_string()))?;
     let t = doc
         .get("thresholds")
         .and_then(|t| t.as_table())
@@ -249,9 +255,10 @@ impl Network {
 
     /// What the network sees in `patch`.
     pub fn see(&self, patch: &Patch) -> Seen {
-        let input = tract_ndarray::Array4::from_shape_fn((1, 3, PATCH_H, PATCH_W), |(_, c, y, x)| {
-            f32::from(patch.0[3 * (y * PATCH_W + x) + c]) / 255.0
-        });
+        let input =
+            tract_ndarray::Array4::from_shape_fn((1, 3, PATCH_H, PATCH_W), |(_, c, y, x)| {
+                f32::from(patch.0[3 * (y * PATCH_W + x) + c]) / 255.0
+            });
         let mut seen = Seen {
             embedding: [0.0; EMBEDDING],
             card: 0.0,
@@ -382,7 +389,10 @@ mod tests {
         let mut frame = RgbImage::new(200, 200);
         let (x0, y0, w, h) = (50.0f32, 40.0f32, 56.0f32, 56.0 * CARD_ASPECT);
         for (x, y, p) in frame.enumerate_pixels_mut() {
-            let inside = (x as f32 + 0.5) > x0 && (x as f32 + 0.5) < x0 + w && (y as f32 + 0.5) > y0 && (y as f32 + 0.5) < y0 + h;
+            let inside = (x as f32 + 0.5) > x0
+                && (x as f32 + 0.5) < x0 + w
+                && (y as f32 + 0.5) > y0
+                && (y as f32 + 0.5) < y0 + h;
             *p = image::Rgb(if inside { [255; 3] } else { [0; 3] });
         }
         let quad = Quad([(x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)]);

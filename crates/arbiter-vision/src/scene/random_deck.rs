@@ -27,8 +27,13 @@ enum Fill {
     /// The stock shows inside an outline of the ink.
     Hollow,
     /// Lines of the ink over the stock, at an angle, `period` card widths.
-    Hatch { angle: f32, period: f32 },
-    Dots { period: f32 },
+    Hatch {
+        angle: f32,
+        period: f32,
+    },
+    Dots {
+        period: f32,
+    },
     /// The ink mixed this much into the stock.
     Tint(f32),
 }
@@ -162,11 +167,27 @@ impl RandomDeck {
     pub fn new(seed: u64) -> RandomDeck {
         let mut r = StdRng::seed_from_u64(seed ^ 0xDEC4_0F_A27);
         let stock = match r.random_range(0..10) {
-            0..=3 => hsv(r.random_range(0.0..360.0), r.random_range(0.0..0.05), r.random_range(0.9..1.0)),
-            4..=5 => hsv(r.random_range(35.0..55.0), r.random_range(0.08..0.25), r.random_range(0.85..0.97)),
+            0..=3 => hsv(
+                r.random_range(0.0..360.0),
+                r.random_range(0.0..0.05),
+                r.random_range(0.9..1.0),
+            ),
+            4..=5 => hsv(
+                r.random_range(35.0..55.0),
+                r.random_range(0.08..0.25),
+                r.random_range(0.85..0.97),
+            ),
             6 => hsv(0.0, 0.0, r.random_range(0.7..0.85)),
-            7 => hsv(r.random_range(0.0..360.0), r.random_range(0.1..0.3), r.random_range(0.8..0.95)),
-            _ => hsv(r.random_range(0.0..360.0), r.random_range(0.3..0.9), r.random_range(0.2..0.6)),
+            7 => hsv(
+                r.random_range(0.0..360.0),
+                r.random_range(0.1..0.3),
+                r.random_range(0.8..0.95),
+            ),
+            _ => hsv(
+                r.random_range(0.0..360.0),
+                r.random_range(0.3..0.9),
+                r.random_range(0.2..0.6),
+            ),
         };
         let dark_stock = luma(stock) < 140.0;
         let outline_all = r.random_bool(0.3).then(|| {
@@ -180,7 +201,7 @@ impl RandomDeck {
         let mut fills = vec![
             Fill::Solid,
             Fill::Hatch {
-                angle: r.random_range(0.0..3.14),
+                angle: r.random_range(0.0..std::f32::consts::PI),
                 period: r.random_range(0.03..0.06),
             },
             Fill::Dots {
@@ -198,9 +219,17 @@ impl RandomDeck {
             let ink = match colour {
                 Colour::White => {
                     if dark_stock {
-                        hsv(r.random_range(0.0..60.0), r.random_range(0.0..0.1), r.random_range(0.9..1.0))
+                        hsv(
+                            r.random_range(0.0..60.0),
+                            r.random_range(0.0..0.1),
+                            r.random_range(0.9..1.0),
+                        )
                     } else {
-                        hsv(r.random_range(0.0..60.0), r.random_range(0.0..0.1), r.random_range(0.55..0.8))
+                        hsv(
+                            r.random_range(0.0..60.0),
+                            r.random_range(0.0..0.1),
+                            r.random_range(0.55..0.8),
+                        )
                     }
                 }
                 Colour::Black => hsv(
@@ -232,8 +261,13 @@ impl RandomDeck {
                 Fill::Solid
             };
             let outline = outline_all.or_else(|| {
-                (colour == Colour::White && matches!(fill, Fill::Hollow | Fill::Solid))
-                    .then_some(if dark_stock { [240.0; 3] } else { [60.0, 60.0, 62.0] })
+                (colour == Colour::White && matches!(fill, Fill::Hollow | Fill::Solid)).then_some(
+                    if dark_stock {
+                        [240.0; 3]
+                    } else {
+                        [60.0, 60.0, 62.0]
+                    },
+                )
             });
             Army { ink, fill, outline }
         });
@@ -244,7 +278,8 @@ impl RandomDeck {
                 (0..6)
                     .map(|k| {
                         let n = r.random_range(2..=3);
-                        let mut w: Vec<Piece> = (0..n).map(|_| Piece::ALL[r.random_range(0..6)]).collect();
+                        let mut w: Vec<Piece> =
+                            (0..n).map(|_| Piece::ALL[r.random_range(0..6)]).collect();
                         // Distinct words: the first letter is the piece's own.
                         w[0] = Piece::ALL[k];
                         w
@@ -272,15 +307,25 @@ impl RandomDeck {
                 0 => BackPattern::Plain,
                 1 => BackPattern::Lattice(r.random_range(0.05..0.15)),
                 2 => BackPattern::Rings(r.random_range(0.03..0.08)),
-                3 => BackPattern::Stripes(r.random_range(0.0..3.14), r.random_range(0.03..0.1)),
+                3 => BackPattern::Stripes(
+                    r.random_range(0.0..std::f32::consts::PI),
+                    r.random_range(0.03..0.1),
+                ),
                 4 => BackPattern::Checks(r.random_range(0.04..0.12)),
                 5 => BackPattern::Dots(r.random_range(0.04..0.1)),
                 6 => BackPattern::Marble(r.random_range(3.0..10.0)),
                 _ => BackPattern::Medallion,
             };
-            let border = r
-                .random_bool(0.5)
-                .then(|| (r.random_range(0.03..0.08), hsv(r.random_range(0.0..60.0), r.random_range(0.0..0.1), r.random_range(0.85..1.0))));
+            let border = r.random_bool(0.5).then(|| {
+                (
+                    r.random_range(0.03..0.08),
+                    hsv(
+                        r.random_range(0.0..60.0),
+                        r.random_range(0.0..0.1),
+                        r.random_range(0.85..1.0),
+                    ),
+                )
+            });
             Back {
                 ground,
                 figure,
@@ -436,7 +481,12 @@ impl RandomDeck {
             }
         }
         if let Some((a, b, scale)) = self.picture {
-            let inside = frame_dist(x - self.glyph_at.0, y - self.glyph_at.1, 0.5 * g + 0.04, 0.55 * g + 0.04);
+            let inside = frame_dist(
+                x - self.glyph_at.0,
+                y - self.glyph_at.1,
+                0.5 * g + 0.04,
+                0.55 * g + 0.04,
+            );
             if inside < 0.0 {
                 let n = fbm(x * scale + 3.0, y * scale + 7.0, 3, self.seed);
                 return mix(a, b, n);
@@ -488,8 +538,15 @@ fn random_shape(r: &mut StdRng) -> Vec<Prim> {
     (0..n)
         .map(|_| match r.random_range(0..5) {
             0 => Prim::Disc(pt(r), r.random_range(0.06..0.2)),
-            1 => Prim::Ring(pt(r), r.random_range(0.08..0.22), r.random_range(0.02..0.05)),
-            2 => Prim::Box(pt(r), (r.random_range(0.03..0.25), r.random_range(0.03..0.25))),
+            1 => Prim::Ring(
+                pt(r),
+                r.random_range(0.08..0.22),
+                r.random_range(0.02..0.05),
+            ),
+            2 => Prim::Box(
+                pt(r),
+                (r.random_range(0.03..0.25), r.random_range(0.03..0.25)),
+            ),
             3 => {
                 let k = r.random_range(2..=4);
                 Prim::Stroke((0..k).map(|_| pt(r)).collect(), r.random_range(0.025..0.06))
