@@ -58,7 +58,7 @@ enum Split {
 /// A deck as the generator draws it.
 #[derive(Clone, Debug)]
 enum DeckArt {
-    Random(RandomDeck),
+    Random(Box<RandomDeck>),
     Fixture(FixtureDeck),
 }
 
@@ -648,7 +648,7 @@ fn main() {
                 Split::Train | Split::Val if r.random_bool(0.12) => {
                     DeckArt::Fixture(FixtureDeck::Printed)
                 }
-                _ => DeckArt::Random(RandomDeck::new(base + k as u64)),
+                _ => DeckArt::Random(Box::new(RandomDeck::new(base + k as u64))),
             }
         })
         .collect();

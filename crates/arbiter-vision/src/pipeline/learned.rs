@@ -133,7 +133,8 @@ impl Patch {
         for v in 0..PATCH_H {
             for u in 0..PATCH_W {
                 let (x, y) = (u as f32 + 0.5, v as f32 + 0.5);
-                if x < CARD_LEFT || x > CARD_RIGHT || y < CARD_TOP || y > CARD_BOTTOM {
+                if !(CARD_LEFT..=CARD_RIGHT).contains(&x) || !(CARD_TOP..=CARD_BOTTOM).contains(&y)
+                {
                     let i = 3 * (v * PATCH_W + u);
                     inner.0[i..i + 3].fill(MARGIN_GREY);
                 }

@@ -165,7 +165,7 @@ fn luma(c: [f32; 3]) -> f32 {
 impl RandomDeck {
     /// The deck drawn from `seed`.
     pub fn new(seed: u64) -> RandomDeck {
-        let mut r = StdRng::seed_from_u64(seed ^ 0xDEC4_0F_A27);
+        let mut r = StdRng::seed_from_u64(seed ^ 0x000D_EC40_FA27);
         let stock = match r.random_range(0..10) {
             0..=3 => hsv(
                 r.random_range(0.0..360.0),
@@ -198,7 +198,7 @@ impl RandomDeck {
             }
         });
         let patterned = r.random_bool(0.25);
-        let mut fills = vec![
+        let mut fills = [
             Fill::Solid,
             Fill::Hatch {
                 angle: r.random_range(0.0..std::f32::consts::PI),

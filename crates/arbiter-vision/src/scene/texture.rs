@@ -59,7 +59,7 @@ fn colour(r: &mut StdRng) -> [f32; 3] {
 
 /// A `size`×`size` tile of `family` for cards `card_px` wide.
 pub fn texture(family: TextureFamily, card_px: f32, size: u32, seed: u64) -> RgbImage {
-    let mut r = StdRng::seed_from_u64(seed ^ 0x7E47_0E);
+    let mut r = StdRng::seed_from_u64(seed ^ 0x007E_470E);
     let (a, b, c) = (colour(&mut r), colour(&mut r), colour(&mut r));
     let angle: f32 = r.random_range(0.0..std::f32::consts::PI);
     let (sn, cs) = angle.sin_cos();
