@@ -179,3 +179,47 @@ fn each_reference_face_of_the_printable_deck_is_named_as_itself() {
         );
     }
 }
+
+/// The renderer's glare truth: a card under a lamp's core has its print
+/// washed out and is glare-blank; a card far from it, or any card with no
+/// lamp, keeps its print.
+#[test]
+fn the_renderer_records_how_much_print_a_lamp_washed_out() {
+    use arbiter_core::table::{Cell, Table};
+    use arbiter_testkit::scene::{GLARE_BLANK, Glare, Look, SceneParams, felt, render};
+    let table = Table::parse_grid("wK bQ rR uB", Cell::new(0, 0)).expect("a table");
+    let deck =
+        |c: Option<Card>| c.map_or_else(arbiter::deck::print::back, arbiter::deck::print::face);
+    let mut params = SceneParams {
+        width: 640,
+        height: 360,
+        pitch_px: 90.0,
+        ..SceneParams::clean()
+    };
+    let plain = render(&table, &params, &deck, &felt(64, 1));
+    assert!(
+        plain
+            .truth
+            .iter()
+            .all(|t| t.print_washed == 0.0 && t.glare_clipped == 0.0)
+    );
+    // The lamp's core on the leftmost card.
+    let first = plain.truth[0].centre_px;
+    params.look = Look {
+        glare: Some(Glare {
+            at: (first.0 / 640.0, first.1 / 360.0),
+            radius: 0.12,
+            strength: 2.5,
+        }),
+        ..Look::default()
+    };
+    let lit = render(&table, &params, &deck, &felt(64, 1));
+    let under = &lit.truth[0];
+    let far = &lit.truth[3];
+    assert!(
+        under.print_washed >= GLARE_BLANK,
+        "under the lamp: {under:?}"
+    );
+    assert!(under.glare_clipped > 0.5, "under the lamp: {under:?}");
+    assert!(far.print_washed < 0.05, "far from the lamp: {far:?}");
+}
