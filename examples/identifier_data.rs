@@ -89,35 +89,13 @@ impl DeckArt {
         img
     }
 
-    /// The reference faces `deck learn` would be given: the fixture decks'
-    /// own files, the printable deck's print, a random deck's art.
+    /// The reference faces `deck learn` would be given, in the order of
+    /// `kinds()`; `None` for a kind the deck has no face for.
     fn references(&self) -> Vec<Option<RgbImage>> {
-        let dir = |name: &str| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("fixtures/decks")
-                .join(name)
-        };
+        let faces = arbiter_testkit::fixtures::reference_faces(&self.name());
         kinds()
             .into_iter()
-            .map(|t| {
-                let card = match t {
-                    Token::Up(c) => Some(c),
-                    _ => None,
-                };
-                match self {
-                    DeckArt::Random(_) => Some(self.card(card, 160)),
-                    DeckArt::Fixture(FixtureDeck::Printed) => Some(match card {
-                        Some(c) => arbiter::vision::print::face(c),
-                        None => arbiter::vision::print::back(),
-                    }),
-                    DeckArt::Fixture(f) => {
-                        let stem = card.map_or("back".to_string(), |c| c.to_string());
-                        image::open(dir(f.name()).join(format!("{stem}.png")))
-                            .ok()
-                            .map(|i| i.to_rgb8())
-                    }
-                }
-            })
+            .map(|t| faces.iter().find(|f| f.0 == t).map(|f| f.1.clone()))
             .collect()
     }
 

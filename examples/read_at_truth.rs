@@ -24,38 +24,13 @@ use arbiter::vision::cards::Identify;
 use arbiter::vision::pipeline::faces::{CardCells, Faces, frame_white};
 use arbiter::vision::pipeline::geometry::Quad;
 use arbiter::vision::pipeline::learned::{LearnedDeck, Network, Patch, Unnamed};
+use arbiter_testkit::fixtures::reference_faces;
 use arbiter_testkit::fixtures::tables::{DeckModels, rendered_frames};
 use arbiter_testkit::scene::GLARE_BLANK;
 
 /// The faces of a fixture deck, for the staged reader's identifier.
 fn faces_of(deck: &str) -> Faces {
-    Faces::learn(&face_images(deck))
-}
-
-/// A fixture deck's reference faces, one image per kind, as `deck learn`
-/// is given them.
-fn face_images(deck: &str) -> Vec<(arbiter_core::table::Token, image::RgbImage)> {
-    if deck == "printed" {
-        return arbiter::vision::templates::printable_faces();
-    }
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/decks")
-        .join(deck);
-    let mut faces = Vec::new();
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let p = e.unwrap().path();
-        let stem = p.file_stem().unwrap().to_str().unwrap().to_string();
-        let token = if stem == "back" {
-            arbiter_core::table::Token::Down
-        } else {
-            match arbiter_core::table::Token::parse(&stem) {
-                Ok(Some(t)) => t,
-                _ => continue,
-            }
-        };
-        faces.push((token, image::open(&p).unwrap().to_rgb8()));
-    }
-    faces
+    Faces::learn(&reference_faces(deck))
 }
 
 /// The card's outline with each corner moved up to `off` of its width, in
@@ -158,7 +133,7 @@ fn main() {
             }
             let ld = learned
                 .entry(deck.clone())
-                .or_insert_with(|| LearnedDeck::from_faces(net, &face_images(&deck)));
+                .or_insert_with(|| LearnedDeck::from_faces(net, &reference_faces(&deck)));
             let blank = t.print_washed >= GLARE_BLANK;
             let clock = std::time::Instant::now();
             let at_truth = learned_verdict(net, ld, &scene.image, &t.corners_px, t.token, blank);

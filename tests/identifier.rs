@@ -14,48 +14,9 @@
 
 use std::path::Path;
 
-use arbiter::vision::pipeline::learned::{LearnedDeck, Network, Patch, Unnamed, kinds};
+use arbiter::vision::pipeline::learned::{LearnedDeck, Network, Patch, Unnamed};
 use arbiter_core::table::{Card, Token};
-use arbiter_testkit::scene::RandomDeck;
-use image::RgbImage;
-
-/// The reference faces of a deck, by its folder's name, as `deck learn`
-/// is given them.
-fn faces(deck: &str) -> Vec<(Token, RgbImage)> {
-    if deck == "printed" {
-        return arbiter::vision::templates::printable_faces();
-    }
-    if let Some(seed) = deck.strip_prefix("random-") {
-        let d = RandomDeck::new(seed.parse().expect("a random deck's seed"));
-        return kinds()
-            .into_iter()
-            .map(|t| {
-                let card: Option<Card> = match t {
-                    Token::Up(c) => Some(c),
-                    _ => None,
-                };
-                (t, d.card(card, 160))
-            })
-            .collect();
-    }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/decks")
-        .join(deck);
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(&dir).expect("a fixture deck") {
-        let p = e.expect("a face").path();
-        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let token = match stem {
-            "back" => Token::Down,
-            s => match Token::parse(s) {
-                Ok(Some(t)) => t,
-                _ => continue,
-            },
-        };
-        out.push((token, image::open(&p).expect("a face image").to_rgb8()));
-    }
-    out
-}
+use arbiter_testkit::fixtures::reference_faces;
 
 #[derive(Default, Debug)]
 struct Tally {
@@ -84,7 +45,7 @@ fn the_embedded_network_names_the_committed_patches_as_documented() {
             .and_then(|n| n.to_str())
             .unwrap_or("")
             .to_string();
-        let deck = LearnedDeck::from_faces(net, &faces(&name));
+        let deck = LearnedDeck::from_faces(net, &reference_faces(&name));
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .expect("a deck folder")
             .map(|e| e.expect("a patch").path())
