@@ -6,12 +6,14 @@
 use std::path::{Path, PathBuf};
 
 /// Every scenario script: the project's `fixtures/scenarios/` (all games,
-/// `invalid/` included), sorted. The suite needs nothing outside the
+/// `invalid/` included) and the rules regressions the soak found
+/// (`fixtures/regressions/rules/`), sorted. The suite needs nothing outside the
 /// repository: the shared examples it uses have copies there.
 pub fn all_scenario_scripts() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
     scripts_under(&root.join("fixtures/scenarios"), &mut out);
+    scripts_under(&root.join("fixtures/regressions/rules"), &mut out);
     out.sort();
     out
 }

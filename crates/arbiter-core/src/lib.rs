@@ -12,6 +12,8 @@ pub mod event;
 pub mod games;
 pub mod journal;
 pub mod live;
+#[cfg(any(test, feature = "testkit"))]
+pub mod message_check;
 pub mod observation;
 pub mod referee;
 pub mod replay;

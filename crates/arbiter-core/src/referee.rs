@@ -111,6 +111,8 @@ impl<G: Game> Referee<G> {
 
     /// Judges one observation; `step` stamps the events it causes.
     pub fn observe(&mut self, step: usize, obs: &Observation) -> Vec<Event> {
+        #[cfg(any(test, feature = "testkit"))]
+        let expected_before = self.expected.clone();
         let mut out = Vec::new();
         let mut emit = |body| out.push(Event { step, body });
         match obs {
@@ -182,6 +184,17 @@ impl<G: Game> Referee<G> {
             }
         }
         self.name_squares(&mut out);
+        #[cfg(any(test, feature = "testkit"))]
+        if let Observation::Table(table) = obs {
+            let now = table.shifted(self.last_offset);
+            for e in &out {
+                if let EventBody::Flag(f) = &e.body
+                    && let Err(why) = crate::message_check::check(f, &now, &expected_before)
+                {
+                    crate::message_check::record(format!("step {step}: {why}"));
+                }
+            }
+        }
         out
     }
 
@@ -389,10 +402,13 @@ impl<G: Game> Referee<G> {
         } else {
             // A turn complaint is the weakest: another reading may make it
             // that player's turn.
-            let best = flags
-                .into_iter()
-                .min_by_key(|f| (flag_rank(f), f.kind == FlagKind::WrongPlayer))
+            let key = |f: &Flag| (flag_rank(f), f.kind == FlagKind::WrongPlayer);
+            let top = flags
+                .iter()
+                .map(key)
+                .min()
                 .expect("every reading judged the table");
+            let best = one_flag_for_readings(flags.into_iter().filter(|f| key(f) == top).collect());
             if self.lifted_only(table, before) {
                 self.in_hand = Some(best);
             } else {
@@ -661,6 +677,92 @@ fn only_lifted(expected: &Table, observed: &Table, d: Cell) -> bool {
         && changes
             .iter()
             .all(|c| c.after.is_none() && c.before.is_some_and(|t| t != Token::Unreadable))
+}
+
+/// The flag for a table every open reading flags as strongly: the one
+/// they agree on, or, where they ask for different mends (a SWAP's card on
+/// one cell if White moved, on another if Black did, when the turn before
+/// left whose turn it is open), one flag that gives each reading's mend
+/// under the player it belongs to, on all their cells. Naming one
+/// reading's cell as certain would send the players to the wrong card;
+/// the table that mends either tells the readings apart.
+fn one_flag_for_readings(mut flags: Vec<Flag>) -> Flag {
+    let mut distinct: Vec<Flag> = Vec::new();
+    for f in flags.drain(..) {
+        if !distinct.iter().any(|d| d.same_complaint(&f)) {
+            distinct.push(f);
+        }
+    }
+    if distinct.len() == 1 {
+        return distinct.remove(0);
+    }
+    let first = &distinct[0];
+    let same = |get: fn(&Flag) -> &str| distinct.iter().all(|f| get(f) == get(first));
+    let mut cells: Vec<Cell> = Vec::new();
+    for f in &distinct {
+        for &c in &f.cells {
+            if !cells.contains(&c) {
+                cells.push(c);
+            }
+        }
+    }
+    let whose = |f: &Flag| {
+        f.player
+            .as_deref()
+            .and_then(crate::table::Colour::from_name)
+            .map(|c| format!("if {} acted", c.title()))
+    };
+    let players_differ = distinct.iter().all(|f| whose(f).is_some())
+        && distinct
+            .iter()
+            .enumerate()
+            .all(|(i, f)| distinct[..i].iter().all(|g| g.player != f.player));
+    let parts: Vec<String> = distinct
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let head = match (players_differ, i) {
+                (true, 0) => whose(f).unwrap_or_default().replacen("if", "If", 1),
+                (true, _) => whose(f).unwrap_or_default(),
+                (false, 0) => "Read one way".to_string(),
+                (false, _) => "read another".to_string(),
+            };
+            format!("{head}: {}", f.message)
+        })
+        .collect();
+    Flag {
+        kind: first.kind,
+        cells,
+        rule: if same(|f| &f.rule) {
+            first.rule.clone()
+        } else {
+            distinct
+                .iter()
+                .map(|f| f.rule.as_str())
+                .collect::<Vec<_>>()
+                .join(" / ")
+        },
+        message: format!(
+            "The table reads {} ways{}. {}",
+            if distinct.len() == 2 {
+                "two"
+            } else {
+                "several"
+            },
+            if players_differ {
+                ", as whose turn it was is still open"
+            } else {
+                ""
+            },
+            parts.join(". Or, ")
+        ),
+        player: if distinct.iter().all(|f| f.player == first.player) {
+            first.player.clone()
+        } else {
+            None
+        },
+        squares: vec![],
+    }
 }
 
 /// Physical slips first (they name the one step to mend), then explained

@@ -49,6 +49,13 @@ pub struct Report {
     /// Per flag kind: mistakes injected, and those flagged right and
     /// recovered from.
     pub mistakes: BTreeMap<&'static str, (usize, usize)>,
+    /// Per flag kind: mistakes not injected where the injector would have
+    /// put them, because their table is also a legal reading there
+    /// (docs/referee.md, "What the soak skips").
+    pub skipped: BTreeMap<&'static str, usize>,
+    /// Flag messages that named a card on a cell that does not hold it
+    /// (`arbiter_core::message_check`): each is a miss.
+    pub misdirected: usize,
     /// What went wrong, a line each (the first few).
     pub failures: Vec<String>,
 }
@@ -105,8 +112,65 @@ impl Report {
     }
 
     pub fn ok(&self) -> bool {
-        self.false_flags == 0 && self.failures.is_empty() && self.injected() == self.caught()
+        self.false_flags == 0
+            && self.misdirected == 0
+            && self.failures.is_empty()
+            && self.injected() == self.caught()
     }
+
+    pub fn skipped_count(&self) -> usize {
+        self.skipped.values().sum()
+    }
+
+    fn skip(&mut self, kind: &'static str, n: usize) {
+        if n > 0 {
+            *self.skipped.entry(kind).or_default() += n;
+        }
+    }
+
+    /// Adds another part's counts (its failures after this one's).
+    fn absorb(&mut self, other: Report) {
+        self.games += other.games;
+        self.observations += other.observations;
+        self.lifted += other.lifted;
+        self.false_flags += other.false_flags;
+        self.misdirected += other.misdirected;
+        for (k, (n, ok)) in other.mistakes {
+            let e = self.mistakes.entry(k).or_default();
+            e.0 += n;
+            e.1 += ok;
+        }
+        for (k, n) in other.skipped {
+            *self.skipped.entry(k).or_default() += n;
+        }
+        for f in other.failures {
+            self.fail(f);
+        }
+    }
+}
+
+/// The seed of game `k` of a soak seeded `seed`: game `k` itself under
+/// seed 0, far apart for other seeds, so that soaks of neighbouring seeds
+/// play different games.
+pub fn game_seed(seed: u64, k: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(k as u64)
+}
+
+/// The one-line command that plays game `k` of a soak again, alone.
+pub fn reproduce(game: &str, seed: u64, k: usize, players: &[usize]) -> String {
+    let players = match players {
+        [n] => format!(" --players {n}"),
+        [2, 3, 4] => String::new(),
+        _ => format!(
+            " --players {}..{}",
+            players.first().unwrap_or(&2),
+            players.last().unwrap_or(&4)
+        ),
+    };
+    format!(
+        "cargo run --release --example soak -- --game {game} --seed {seed} --first {k} --games 1{players}"
+    )
 }
 
 /// Plays `obs` through a referee of `game`, adding before a table a copy of
@@ -190,144 +254,200 @@ fn actions(events: impl IntoIterator<Item = EventBody>) -> Vec<(String, ActionKi
         .collect()
 }
 
-/// Soaks one game: `games` legal games, and as many with one mistake each.
+/// Soaks one game: `games` legal games, and as many with one mistake each,
+/// on as many threads as the machine has cores.
 pub fn soak(game: &str, games: usize, players: &[usize], seed: u64) -> Report {
-    match game {
-        "enprise" => soak_enprise(games, players, seed),
-        "twelve" => soak_twelve(games, seed),
-        "doublecross" => soak_doublecross(games, seed),
-        "enochian" => soak_enochian(games, seed),
-        other => panic!("no game {other}"),
-    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    soak_range(game, seed, 0..games, players, threads)
 }
 
-fn soak_enprise(games: usize, players: &[usize], seed: u64) -> Report {
-    let mut r = Report {
-        game: "enprise",
-        ..Report::default()
-    };
-    let mut rng = StdRng::seed_from_u64(seed);
-    for k in 0..games {
-        let s = seed.wrapping_add(k as u64);
-        let n = players[k % players.len()];
-        let g = enprise::random::random_game(s, n, 200);
-        let obs: Vec<Observation> = g
-            .turns
-            .iter()
-            .flat_map(mistakes::tables)
-            .map(|t| Observation::Table(t.clone()))
-            .collect();
-        let start = EnPrise::new(&g.players, g.plans.clone(), Default::default());
-        let (events, referee, lifted) = replay_lifting(start, &obs, 0.3, &mut rng);
-        r.legal(
-            &format!("enprise seed {s} ({n} players)"),
-            obs.len(),
-            lifted,
-            &events,
-            &referee,
-            &g.end.table(),
-        );
-        // A pass and a face-down pawn may be read as the escape square they
-        // look like: the count of non-pass actions is what must agree.
-        let placed = |a: &[(String, ActionKind, Option<Card>)]| {
-            a.iter()
-                .filter(|(_, act, _)| *act != ActionKind::Pass)
-                .count()
-        };
-        let want = actions(g.turns.iter().flat_map(|t| t.events.clone()));
-        let got = actions(events.into_iter().map(|e| e.body));
-        if placed(&got) != placed(&want) {
-            r.fail(format!(
-                "enprise seed {s}: {} actions announced, {} played",
-                placed(&got),
-                placed(&want)
-            ));
-        }
-        // One mistake of each kind the game offers, at a turn chosen by the
-        // seed.
-        for m in MISTAKES {
-            let pick = rng.random_range(0..g.turns.len().max(1));
-            let Some(inj) = mistakes::inject(&g, m, pick) else {
-                continue;
-            };
-            r.tally(
-                inj.kind,
-                mistakes::check_injection(&g, m, &inj, rng.random_bool(0.5)),
-            );
-        }
-    }
-    r
-}
-
-fn soak_twelve(games: usize, seed: u64) -> Report {
-    let mut r = Report {
-        game: "twelve",
-        ..Report::default()
-    };
-    let mut rng = StdRng::seed_from_u64(seed);
-    for k in 0..games {
-        let s = seed.wrapping_add(k as u64);
-        let opts = twelve::random::random_options(&mut rng);
-        let g = twelve::random::random_game(s, opts, 80);
-        let obs = g.observations();
-        let (events, referee, lifted) = replay_lifting(Twelve::new(opts), &obs, 0.3, &mut rng);
-        r.legal(
-            &format!("twelve seed {s}"),
-            obs.len(),
-            lifted,
-            &events,
-            &referee,
-            &g.end.table(),
-        );
-        let want = actions(g.steps.iter().flat_map(|st| st.events.clone()));
-        let got = actions(events.into_iter().map(|e| e.body));
-        if got != want {
-            r.fail(format!("twelve seed {s}: the actions announced differ"));
-        }
-        // One mistake of each kind, at a state chosen at random among
-        // those that offer it (not right after a Pawn placement, whose two
-        // readings would choose the flag between them).
-        let states: Vec<(usize, &Twelve)> = twelve::mistakes::plain_states(&g)
-            .filter(|&(i, _)| {
-                !matches!(
-                    g.steps[i - 1].action,
-                    Some(TwelveAction::Place {
-                        piece: Piece::Pawn,
-                        ..
-                    })
-                )
+/// Soaks games `range` of the soak seeded `seed`, on `threads` threads.
+/// Each game draws from its own generator (seeded by [`game_seed`]), so a
+/// game plays the same whatever the range, the thread count or the order:
+/// the report is the same for one thread or many, and `--first K --games
+/// 1` replays game K alone.
+pub fn soak_range(
+    game: &str,
+    seed: u64,
+    range: std::ops::Range<usize>,
+    players: &[usize],
+    threads: usize,
+) -> Report {
+    let game: &'static str = GAMES
+        .into_iter()
+        .find(|&g| g == game)
+        .unwrap_or_else(|| panic!("no game {game}"));
+    let threads = threads.clamp(1, range.len().max(1));
+    let mut parts: Vec<(usize, Report)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|w| {
+                let range = range.clone();
+                scope.spawn(move || {
+                    range
+                        .skip(w)
+                        .step_by(threads)
+                        .map(|k| (k, one_game(game, seed, k, players)))
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
-        for kind in twelve::mistakes::KINDS {
-            let offered: Vec<(usize, twelve::mistakes::Mistake)> = states
-                .iter()
-                .filter_map(|&(i, st)| Some((i, twelve::mistakes::make(kind, st)?)))
-                .collect();
-            if offered.is_empty() {
-                continue;
-            }
-            let (i, (table, want)) = offered[rng.random_range(0..offered.len())].clone();
-            r.tally(
-                want.kind.as_str(),
-                twelve::mistakes::check_injection(&g, i, table, &want),
-            );
-        }
-        let removals = twelve::mistakes::removal_tables(&g);
-        if !removals.is_empty() {
-            let r_at = removals[rng.random_range(0..removals.len())];
-            r.tally(
-                "missing_removal",
-                twelve::mistakes::check_queen_left(&g, r_at),
-            );
-        }
-        if let Some(result) = overtaken_send_back(&g, &mut rng) {
-            r.tally(
-                "incomplete_action",
-                result.map_err(|e| Uncaught(format!("twelve seed {s}: {e}"))),
-            );
+        workers
+            .into_iter()
+            .flat_map(|h| h.join().expect("a soak worker panicked"))
+            .collect()
+    });
+    parts.sort_by_key(|(k, _)| *k);
+    let mut r = Report {
+        game,
+        ..Report::default()
+    };
+    for (_, part) in parts {
+        r.absorb(part);
+    }
+    r
+}
+
+/// Game `k` of the soak seeded `seed`: the legal game, its mistakes, and
+/// any message that pointed at the wrong card.
+fn one_game(game: &'static str, seed: u64, k: usize, players: &[usize]) -> Report {
+    let mut r = Report {
+        game,
+        ..Report::default()
+    };
+    let s = game_seed(seed, k);
+    // The mistakes' own generator, apart from the game's.
+    let mut rng = StdRng::seed_from_u64(s ^ 0x50A4_5EED_D1CE_0001);
+    arbiter_core::message_check::take_misdirected();
+    match game {
+        "enprise" => enprise_game(&mut r, s, players[k % players.len()], &mut rng),
+        "twelve" => twelve_game(&mut r, s, &mut rng),
+        "doublecross" => doublecross_game(&mut r, s, &mut rng),
+        "enochian" => enochian_game(&mut r, s, &mut rng),
+        other => unreachable!("checked above: {other}"),
+    }
+    for why in arbiter_core::message_check::take_misdirected() {
+        r.misdirected += 1;
+        r.fail(format!(
+            "{game} seed {s}: a message points at the wrong card: {why}"
+        ));
+    }
+    if !r.failures.is_empty() {
+        let again = reproduce(game, seed, k, players);
+        for f in &mut r.failures {
+            *f = format!("{f}\n      again: {again}");
         }
     }
     r
+}
+
+fn enprise_game(r: &mut Report, s: u64, n: usize, rng: &mut StdRng) {
+    let g = enprise::random::random_game(s, n, 200);
+    let obs: Vec<Observation> = g
+        .turns
+        .iter()
+        .flat_map(mistakes::tables)
+        .map(|t| Observation::Table(t.clone()))
+        .collect();
+    let start = EnPrise::new(&g.players, g.plans.clone(), Default::default());
+    let (events, referee, lifted) = replay_lifting(start, &obs, 0.3, rng);
+    r.legal(
+        &format!("enprise seed {s} ({n} players)"),
+        obs.len(),
+        lifted,
+        &events,
+        &referee,
+        &g.end.table(),
+    );
+    // A pass and a face-down pawn may be read as the escape square they
+    // look like: the count of non-pass actions is what must agree.
+    let placed = |a: &[(String, ActionKind, Option<Card>)]| {
+        a.iter()
+            .filter(|(_, act, _)| *act != ActionKind::Pass)
+            .count()
+    };
+    let want = actions(g.turns.iter().flat_map(|t| t.events.clone()));
+    let got = actions(events.into_iter().map(|e| e.body));
+    if placed(&got) != placed(&want) {
+        r.fail(format!(
+            "enprise seed {s}: {} actions announced, {} played",
+            placed(&got),
+            placed(&want)
+        ));
+    }
+    // One mistake of each kind the game offers, at a turn chosen by the
+    // seed.
+    for m in MISTAKES {
+        let pick = rng.random_range(0..g.turns.len().max(1));
+        let Some(inj) = mistakes::inject(&g, m, pick) else {
+            continue;
+        };
+        r.tally(
+            inj.kind,
+            mistakes::check_injection(&g, m, &inj, rng.random_bool(0.5)),
+        );
+    }
+}
+
+fn twelve_game(r: &mut Report, s: u64, rng: &mut StdRng) {
+    let opts = twelve::random::random_options(rng);
+    let g = twelve::random::random_game(s, opts, 80);
+    let obs = g.observations();
+    let (events, referee, lifted) = replay_lifting(Twelve::new(opts), &obs, 0.3, rng);
+    r.legal(
+        &format!("twelve seed {s}"),
+        obs.len(),
+        lifted,
+        &events,
+        &referee,
+        &g.end.table(),
+    );
+    let want = actions(g.steps.iter().flat_map(|st| st.events.clone()));
+    let got = actions(events.into_iter().map(|e| e.body));
+    if got != want {
+        r.fail(format!("twelve seed {s}: the actions announced differ"));
+    }
+    // One mistake of each kind, at a state chosen at random among
+    // those that offer it (not right after a Pawn placement, whose two
+    // readings would choose the flag between them).
+    let states: Vec<(usize, &Twelve)> = twelve::mistakes::plain_states(&g)
+        .filter(|&(i, _)| {
+            !matches!(
+                g.steps[i - 1].action,
+                Some(TwelveAction::Place {
+                    piece: Piece::Pawn,
+                    ..
+                })
+            )
+        })
+        .collect();
+    for kind in twelve::mistakes::KINDS {
+        let offered: Vec<(usize, twelve::mistakes::Mistake)> = states
+            .iter()
+            .filter_map(|&(i, st)| Some((i, twelve::mistakes::make(kind, st)?)))
+            .collect();
+        if offered.is_empty() {
+            continue;
+        }
+        let (i, (table, want)) = offered[rng.random_range(0..offered.len())].clone();
+        r.tally(
+            want.kind.as_str(),
+            twelve::mistakes::check_injection(&g, i, table, &want),
+        );
+    }
+    let removals = twelve::mistakes::removal_tables(&g);
+    if !removals.is_empty() {
+        let r_at = removals[rng.random_range(0..removals.len())];
+        r.tally(
+            "missing_removal",
+            twelve::mistakes::check_queen_left(&g, r_at),
+        );
+    }
+    if let Some(result) = overtaken_send_back(&g, rng) {
+        r.tally(
+            "incomplete_action",
+            result.map_err(|e| Uncaught(format!("twelve seed {s}: {e}"))),
+        );
+    }
 }
 
 /// A Twelve Bishop entry seen in three tables: the Bishop alone, the
@@ -423,92 +543,76 @@ fn overtaken_send_back(g: &TwelveGame, rng: &mut StdRng) -> Option<Result<(), Un
     Some(Ok(()))
 }
 
-fn soak_doublecross(games: usize, seed: u64) -> Report {
-    let mut r = Report {
-        game: "doublecross",
-        ..Report::default()
-    };
-    let mut rng = StdRng::seed_from_u64(seed);
-    for k in 0..games {
-        let s = seed.wrapping_add(k as u64);
-        let opts = doublecross::random::random_options(&mut rng);
-        let g = doublecross::random::random_game(s, opts.clone(), 150);
-        let obs: Vec<Observation> = g.steps.iter().map(|st| st.observation.clone()).collect();
-        let (events, referee, lifted) = replay_lifting(DoubleCross::new(opts), &obs, 0.3, &mut rng);
-        r.legal(
-            &format!("doublecross seed {s}"),
-            obs.len(),
-            lifted,
-            &events,
-            &referee,
-            &g.end.table(),
+fn doublecross_game(r: &mut Report, s: u64, rng: &mut StdRng) {
+    let opts = doublecross::random::random_options(rng);
+    let g = doublecross::random::random_game(s, opts.clone(), 150);
+    let obs: Vec<Observation> = g.steps.iter().map(|st| st.observation.clone()).collect();
+    let (events, referee, lifted) = replay_lifting(DoubleCross::new(opts), &obs, 0.3, rng);
+    r.legal(
+        &format!("doublecross seed {s}"),
+        obs.len(),
+        lifted,
+        &events,
+        &referee,
+        &g.end.table(),
+    );
+    // One mistake of each kind the game offers; a castling or en
+    // passant capture spoiled in a game that makes them when it can.
+    let lively = doublecross::mistakes::lively_game(s);
+    for kind in doublecross::mistakes::KINDS {
+        let g = match kind {
+            Kind::CastleRookLeft | Kind::EnPassantPawnLeft => &lively,
+            Kind::Undesignated | Kind::Removal => &g,
+        };
+        let pick = rng.random_range(0..g.steps.len().max(1));
+        let Some(inj) = doublecross::mistakes::inject(g, kind, pick) else {
+            continue;
+        };
+        r.tally(
+            inj.kind.as_str(),
+            doublecross::mistakes::check_injection(g, &inj),
         );
-        // One mistake of each kind the game offers; a castling or en
-        // passant capture spoiled in a game that makes them when it can.
-        let lively = doublecross::mistakes::lively_game(s);
-        for kind in doublecross::mistakes::KINDS {
-            let g = match kind {
-                Kind::CastleRookLeft | Kind::EnPassantPawnLeft => &lively,
-                Kind::Undesignated | Kind::Removal => &g,
-            };
-            let pick = rng.random_range(0..g.steps.len().max(1));
-            let Some(inj) = doublecross::mistakes::inject(g, kind, pick) else {
-                continue;
-            };
-            r.tally(
-                inj.kind.as_str(),
-                doublecross::mistakes::check_injection(g, &inj),
-            );
-        }
-        // A check left uncalled, a card not in the pile, a move not made.
-        for kind in doublecross::mistakes::INPUT_KINDS {
-            let pick = rng.random_range(0..g.steps.len().max(1));
-            let Some(result) = doublecross::mistakes::check_input_mistake(&g, kind, pick) else {
-                continue;
-            };
-            r.tally(kind.flag().as_str(), result);
-        }
     }
-    r
+    // A check left uncalled, a card not in the pile, a move not made.
+    for kind in doublecross::mistakes::INPUT_KINDS {
+        let pick = rng.random_range(0..g.steps.len().max(1));
+        let Some(result) = doublecross::mistakes::check_input_mistake(&g, kind, pick) else {
+            continue;
+        };
+        r.tally(kind.flag().as_str(), result);
+    }
 }
 
-fn soak_enochian(games: usize, seed: u64) -> Report {
-    let mut r = Report {
-        game: "enochian",
-        ..Report::default()
-    };
-    let mut rng = StdRng::seed_from_u64(seed);
-    for k in 0..games {
-        let s = seed.wrapping_add(k as u64);
-        let opts = enochian::random::random_options(&mut rng);
-        let g = enochian::random::random_game(s, opts, 200);
-        let obs = g.observations();
-        let (events, referee, lifted) = replay_lifting(Enochian::new(opts), &obs, 0.3, &mut rng);
-        r.legal(
-            &format!("enochian seed {s}"),
-            obs.len(),
-            lifted,
-            &events,
-            &referee,
-            &g.end.table(),
-        );
-        let want = actions(g.steps.iter().flat_map(|st| st.events.clone()));
-        let got = actions(events.into_iter().map(|e| e.body));
-        if got != want {
-            r.fail(format!("enochian seed {s}: the actions announced differ"));
-        }
-        for kind in enochian::mistakes::KINDS {
-            let pick = rng.random_range(0..g.steps.len().max(1));
-            let Some(inj) = enochian::mistakes::inject(&g, kind, pick) else {
-                continue;
-            };
-            r.tally(
-                inj.kind.as_str(),
-                enochian::mistakes::check_injection(&g, &inj, rng.random_bool(0.5)),
-            );
-        }
+fn enochian_game(r: &mut Report, s: u64, rng: &mut StdRng) {
+    let opts = enochian::random::random_options(rng);
+    let g = enochian::random::random_game(s, opts, 200);
+    let obs = g.observations();
+    let (events, referee, lifted) = replay_lifting(Enochian::new(opts), &obs, 0.3, rng);
+    r.legal(
+        &format!("enochian seed {s}"),
+        obs.len(),
+        lifted,
+        &events,
+        &referee,
+        &g.end.table(),
+    );
+    let want = actions(g.steps.iter().flat_map(|st| st.events.clone()));
+    let got = actions(events.into_iter().map(|e| e.body));
+    if got != want {
+        r.fail(format!("enochian seed {s}: the actions announced differ"));
     }
-    r
+    for kind in enochian::mistakes::KINDS {
+        let pick = rng.random_range(0..g.steps.len().max(1));
+        let (inj, skipped) = enochian::mistakes::inject_counted(&g, kind, pick);
+        r.skip(kind.flag().as_str(), skipped);
+        let Some(inj) = inj else {
+            continue;
+        };
+        r.tally(
+            inj.kind.as_str(),
+            enochian::mistakes::check_injection(&g, &inj, rng.random_bool(0.5)),
+        );
+    }
 }
 
 /// The report as a table row.
@@ -516,11 +620,14 @@ pub fn row(r: &Report) -> String {
     let kinds = r
         .mistakes
         .iter()
-        .map(|(k, (n, ok))| format!("{k} {ok}/{n}"))
+        .map(|(k, (n, ok))| match r.skipped.get(k) {
+            Some(skip) => format!("{k} {ok}/{n} (+{skip} skipped)"),
+            None => format!("{k} {ok}/{n}"),
+        })
         .collect::<Vec<_>>()
         .join(", ");
     format!(
-        "{:<12} {:>7} {:>12} {:>8} {:>11} {:>9} {:>8}  {}",
+        "{:<12} {:>7} {:>12} {:>8} {:>11} {:>9} {:>8} {:>8} {:>11}  {}",
         r.game,
         r.games,
         r.observations,
@@ -528,8 +635,10 @@ pub fn row(r: &Report) -> String {
         r.false_flags,
         r.injected(),
         r.caught(),
+        r.skipped_count(),
+        r.misdirected,
         if kinds.is_empty() { "-".into() } else { kinds }
     )
 }
 
-pub const HEADER: &str = "game           games observations   lifted false flags  mistakes   caught  per kind (caught/injected)";
+pub const HEADER: &str = "game           games observations   lifted false flags  mistakes   caught  skipped misdirected  per kind (caught/injected)";

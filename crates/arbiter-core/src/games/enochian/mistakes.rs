@@ -40,6 +40,19 @@ pub enum Kind {
     DieIgnored,
 }
 
+impl Kind {
+    /// The flag the mistake must raise.
+    pub fn flag(self) -> FlagKind {
+        match self {
+            Kind::Geometry => FlagKind::IllegalMove,
+            Kind::OutOfTurn => FlagKind::WrongPlayer,
+            Kind::KingIgnored => FlagKind::ForcedKingMove,
+            Kind::VictimLeft => FlagKind::IncompleteAction,
+            Kind::DieIgnored => FlagKind::DivinationMismatch,
+        }
+    }
+}
+
 /// Every kind, in order.
 pub const KINDS: [Kind; 5] = [
     Kind::Geometry,
@@ -65,10 +78,40 @@ pub struct Injection {
 
 /// The first step from `pick` on (cyclically) where `kind` can be made.
 pub fn inject(g: &RandomGame, kind: Kind, pick: usize) -> Option<Injection> {
+    inject_counted(g, kind, pick).0
+}
+
+/// As [`inject`], with the number of steps passed over because the
+/// mistake's table there is also a legal reading (see [`Made::Ambiguous`]).
+pub fn inject_counted(g: &RandomGame, kind: Kind, pick: usize) -> (Option<Injection>, usize) {
     let n = g.steps.len();
-    (0..n)
-        .map(|k| (k + pick) % n)
-        .find_map(|i| inject_at(g, kind, i))
+    let mut skipped = 0;
+    for i in (0..n).map(|k| (k + pick) % n) {
+        match inject_at(g, kind, i) {
+            Made::Made(inj) => return (Some(inj), skipped),
+            Made::Ambiguous => skipped += 1,
+            Made::Not => {}
+        }
+    }
+    (None, skipped)
+}
+
+/// What injecting a mistake at one step gives.
+enum Made {
+    /// The mistake cannot be made there.
+    Not,
+    /// Its table is also a legal reading, so no referee could flag it: the
+    /// table before the previous army's move (a take-back, EN-IO-1), or one
+    /// a legal move of that army leaves (it changed its mind). Skipped,
+    /// and counted.
+    Ambiguous,
+    Made(Injection),
+}
+
+impl From<Option<Made>> for Made {
+    fn from(m: Option<Made>) -> Made {
+        m.unwrap_or(Made::Not)
+    }
 }
 
 /// The table `g` shows with one card moved from `f` to the empty `t`.
@@ -89,7 +132,11 @@ fn plain(g: &Enochian, m: &Move) -> bool {
         && g.pos.extra[m.from as usize].is_none()
 }
 
-fn inject_at(g: &RandomGame, kind: Kind, i: usize) -> Option<Injection> {
+fn inject_at(g: &RandomGame, kind: Kind, i: usize) -> Made {
+    inject_at_inner(g, kind, i).into()
+}
+
+fn inject_at_inner(g: &RandomGame, kind: Kind, i: usize) -> Option<Made> {
     let step = &g.steps[i];
     let st = &step.before;
     // A move is awaited, nothing owed from the last one (whose table would
@@ -113,22 +160,23 @@ fn inject_at(g: &RandomGame, kind: Kind, i: usize) -> Option<Injection> {
     let made = |wrong: Table, kind, rule, m: (Sq, Sq), army| {
         let prev = st.snapshot.as_deref();
         // A table the previous army could have left instead (it changes
-        // its mind) is no mistake of this turn.
+        // its mind, or takes its move back) is no mistake of this turn.
         if prev.is_some_and(|p| {
-            p.allowed_moves()
-                .iter()
-                .any(|&pm| p.play(pm).0.table() == wrong)
+            p.table() == wrong
+                || p.allowed_moves()
+                    .iter()
+                    .any(|&pm| p.play(pm).0.table() == wrong)
         }) {
-            return None;
+            return Some(Made::Ambiguous);
         }
-        Some(Injection {
+        Some(Made::Made(Injection {
             at: i,
             wrong,
             kind,
             cells: vec![cell_of(m.0), cell_of(m.1)],
             army,
             rule,
-        })
+        }))
     };
     match kind {
         Kind::Geometry => {
