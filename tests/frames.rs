@@ -4,12 +4,12 @@
 //! deck learned from its exported faces reads as well as the bundled one;
 //! and the `recognise` and `calibrate` commands, good input and bad.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use arbiter::event::Event;
-use arbiter::replay::replay;
 use arbiter::script::Script;
 use arbiter::vision::recognise::{Faces, Recogniser};
 use arbiter::vision::templates::DeckModel;
@@ -78,30 +78,6 @@ fn fixture_sets_are_read_with_no_confident_wrong_card() {
         all.add(&score);
     }
     assert!(all.frames >= 30, "the fixture sets are missing");
-}
-
-/// An event as JSON without its step (frames settle into their own steps:
-/// a hand adds a busy one) and moved by `d`.
-fn normalise(v: &Value, d: (i64, i64)) -> Value {
-    let mut v = v.clone();
-    let obj = v.as_object_mut().unwrap();
-    obj.remove("step");
-    let shift = |c: &mut Value| {
-        *c = serde_json::json!([c[0].as_i64().unwrap() + d.0, c[1].as_i64().unwrap() + d.1]);
-    };
-    for key in ["from", "to"] {
-        if let Some(c) = obj.get_mut(key) {
-            shift(c);
-        }
-    }
-    for key in ["cells", "attackers"] {
-        if let Some(Value::Array(cs)) = obj.get_mut(key) {
-            cs.iter_mut().for_each(shift);
-        }
-    }
-    // Messages name cells in words; the cells are compared above.
-    obj.remove("message");
-    v
 }
 
 /// The recorded demo game (`fixtures/recordings/demo`: the demo's opening
@@ -189,32 +165,12 @@ fn the_whole_filmed_demo_replays_from_its_frames_to_the_scripts_events() {
 /// `out`, a `watch --json` of frames filmed from `script`, says what
 /// replaying the script says.
 fn same_events(script: &Script, out: &std::process::Output, frames: &Path) {
-    let want: Vec<Value> = replay(script).unwrap().iter().map(Event::to_json).collect();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    let got: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    // The recogniser names cells from the cards it sees, so its first
-    // table may sit elsewhere than the script's: the referee keeps the
-    // frame of the first table, and every cell is off by the same amount,
-    // the first card's.
-    let first_card = |events: &[Value]| {
-        let to = events
-            .iter()
-            .find_map(|e| e.get("to").cloned())
-            .expect("a card placed");
-        (to[0].as_i64().unwrap(), to[1].as_i64().unwrap())
-    };
-    let (w, g) = (first_card(&want), first_card(&got));
-    let d = (w.0 - g.0, w.1 - g.1);
-    let want: Vec<Value> = want.iter().map(|v| normalise(v, (0, 0))).collect();
-    let got: Vec<Value> = got.iter().map(|v| normalise(v, d)).collect();
-    assert_eq!(got, want, "frames in {}", frames.display());
-    assert!(
-        want.iter().any(|e| e["event"] == "flag"),
-        "the game shows its flags"
+    common::same_events_as_script(
+        script,
+        &String::from_utf8_lossy(&out.stdout),
+        &format!("frames in {}", frames.display()),
     );
 }
 

@@ -20,15 +20,20 @@
 //!   writes it; 404 for games without a standard record.
 //!
 //! Every other path is 404: there is no file system behind the server.
+//! Connections are capped in all and per address, and closed when their
+//! request never comes, they idle, or they stop reading ([`guard`]): a
+//! page that watches the game can never stop it.
 //! Built on axum (tokio's HTTP stack), the web framework a Rust engineer
 //! expects; see docs/architecture.md.
 
+mod guard;
 pub mod state;
+
+pub use guard::{HEADER_TIMEOUT, IDLE_TIMEOUT, Limits, WRITE_STALL};
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::State;
@@ -179,6 +184,11 @@ impl Spectators {
 /// Starts serving the page at `addr` (such as `127.0.0.1:7979`; port 0
 /// takes a free one) on a thread of its own.
 pub fn serve(addr: &str) -> Result<(Spectators, WebOutput), ServeError> {
+    serve_within(addr, Limits::for_this_process())
+}
+
+/// [`serve`] with the connection caps given.
+pub fn serve_within(addr: &str, limits: Limits) -> Result<(Spectators, WebOutput), ServeError> {
     let parsed: SocketAddr = addr
         .parse()
         .map_err(|_| ServeError::Address(addr.to_string()))?;
@@ -212,9 +222,7 @@ pub fn serve(addr: &str) -> Result<(Spectators, WebOutput), ServeError> {
                         return;
                     }
                 };
-                if let Err(e) = axum::serve(listener, router(served)).await {
-                    tracing::warn!("spectator page stopped: {e}");
-                }
+                guard::serve(listener, router(served), limits).await;
             })
         })
         .map_err(bind_error)?;
@@ -304,7 +312,7 @@ async fn live(
         Message::Event(_) => None,
     });
     Sse::new(futures_util::StreamExt::chain(first, rest))
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .keep_alive(KeepAlive::new().interval(guard::KEEP_ALIVE))
 }
 
 /// Every event so far, then each as it comes.
@@ -322,7 +330,7 @@ async fn events(
         Message::State(_) => None,
     });
     Sse::new(futures_util::StreamExt::chain(first, rest))
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .keep_alive(KeepAlive::new().interval(guard::KEEP_ALIVE))
 }
 
 /// A browser's stream of what `pick` takes from the broadcast. It ends

@@ -82,22 +82,22 @@ pub fn inject(g: &RandomGame, kind: Kind, pick: usize) -> Option<Injection> {
 }
 
 /// As [`inject`], with the number of steps passed over because the
-/// mistake's table there is also a legal reading (see [`Made::Ambiguous`]).
+/// mistake's table there is also a legal reading (see [`AtStep::Ambiguous`]).
 pub fn inject_counted(g: &RandomGame, kind: Kind, pick: usize) -> (Option<Injection>, usize) {
     let n = g.steps.len();
     let mut skipped = 0;
     for i in (0..n).map(|k| (k + pick) % n) {
         match inject_at(g, kind, i) {
-            Made::Made(inj) => return (Some(inj), skipped),
-            Made::Ambiguous => skipped += 1,
-            Made::Not => {}
+            AtStep::Made(inj) => return (Some(inj), skipped),
+            AtStep::Ambiguous => skipped += 1,
+            AtStep::Not => {}
         }
     }
     (None, skipped)
 }
 
 /// What injecting a mistake at one step gives.
-enum Made {
+enum AtStep {
     /// The mistake cannot be made there.
     Not,
     /// Its table is also a legal reading, so no referee could flag it: the
@@ -108,9 +108,9 @@ enum Made {
     Made(Injection),
 }
 
-impl From<Option<Made>> for Made {
-    fn from(m: Option<Made>) -> Made {
-        m.unwrap_or(Made::Not)
+impl From<Option<AtStep>> for AtStep {
+    fn from(m: Option<AtStep>) -> AtStep {
+        m.unwrap_or(AtStep::Not)
     }
 }
 
@@ -132,11 +132,11 @@ fn plain(g: &Enochian, m: &Move) -> bool {
         && g.pos.extra[m.from as usize].is_none()
 }
 
-fn inject_at(g: &RandomGame, kind: Kind, i: usize) -> Made {
+fn inject_at(g: &RandomGame, kind: Kind, i: usize) -> AtStep {
     inject_at_inner(g, kind, i).into()
 }
 
-fn inject_at_inner(g: &RandomGame, kind: Kind, i: usize) -> Option<Made> {
+fn inject_at_inner(g: &RandomGame, kind: Kind, i: usize) -> Option<AtStep> {
     let step = &g.steps[i];
     let st = &step.before;
     // A move is awaited, nothing owed from the last one (whose table would
@@ -167,9 +167,9 @@ fn inject_at_inner(g: &RandomGame, kind: Kind, i: usize) -> Option<Made> {
                     .iter()
                     .any(|&pm| p.play(pm).0.table() == wrong)
         }) {
-            return Some(Made::Ambiguous);
+            return Some(AtStep::Ambiguous);
         }
-        Some(Made::Made(Injection {
+        Some(AtStep::Made(Injection {
             at: i,
             wrong,
             kind,
