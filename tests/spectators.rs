@@ -271,6 +271,37 @@ fn read_events(addr: SocketAddr, path: &str, mut each: impl FnMut(&str) -> bool)
 /// latency from the step to each client) are printed for the docs.
 #[test]
 fn fifty_clients_each_get_every_event_in_order_and_a_stalled_one_holds_none_up() {
+    clients_each_get_every_event(50, None);
+}
+
+/// The same at 500 browsers, over the caps a page takes by default (256
+/// connections with the usual limit of 1,024 open files): every client
+/// gets every event, in order (long: `cargo test --release -- --ignored`).
+#[test]
+#[ignore = "long (500 browsers): cargo test --release -- --ignored"]
+fn five_hundred_clients_each_get_every_event_in_order() {
+    let (_, hard) =
+        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE).unwrap();
+    nix::sys::resource::setrlimit(
+        nix::sys::resource::Resource::RLIMIT_NOFILE,
+        hard.min(8192),
+        hard,
+    )
+    .unwrap();
+    clients_each_get_every_event(
+        500,
+        Some(arbiter_web::Limits {
+            total: 1024,
+            per_address: 1024,
+        }),
+    );
+}
+
+fn clients_each_get_every_event(n_clients: usize, limits: Option<arbiter_web::Limits>) {
+    let serve = |addr: &str| match limits {
+        Some(l) => arbiter_web::serve_within(addr, l),
+        None => arbiter_web::serve(addr),
+    };
     let game = arbiter_testkit::games::enprise::random::random_game(11, 2, 200);
     let observations: Vec<_> = game.observations().into_iter().take(200).collect();
     let script = Script::parse(
@@ -290,7 +321,7 @@ fn fifty_clients_each_get_every_event_in_order_and_a_stalled_one_holds_none_up()
     // The referee's time a step (judged and published) with no browser,
     // to set beside the time with fifty.
     let alone = {
-        let (_, output) = arbiter_web::serve("127.0.0.1:0").unwrap();
+        let (_, output) = serve("127.0.0.1:0").unwrap();
         let mut session = Session::new(referee_for(&script).unwrap()).with_output(Box::new(output));
         session.start(&mut NoOutput).unwrap();
         let mut times: Vec<Duration> = script
@@ -305,12 +336,12 @@ fn fifty_clients_each_get_every_event_in_order_and_a_stalled_one_holds_none_up()
         times.sort();
         times
     };
-    let (page, output) = arbiter_web::serve("127.0.0.1:0").unwrap();
+    let (page, output) = serve("127.0.0.1:0").unwrap();
     let addr = page.addr;
     let stalled = TcpStream::connect(addr).unwrap();
     write!(&stalled, "GET /live HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
     let sent_at: Arc<Mutex<Vec<Instant>>> = Arc::new(Mutex::new(Vec::new()));
-    let clients: Vec<_> = (0..50)
+    let clients: Vec<_> = (0..n_clients)
         .map(|_| {
             let n = want.len();
             std::thread::spawn(move || {
@@ -325,7 +356,7 @@ fn fifty_clients_each_get_every_event_in_order_and_a_stalled_one_holds_none_up()
         .collect();
     // Every client connected before the game starts (they would get the
     // history otherwise, which is tested by the count alone).
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(300 + 4 * n_clients as u64));
     let mut session = Session::new(referee_for(&script).unwrap()).with_output(Box::new(output));
     let started = Instant::now();
     let mut judging = Vec::new();
@@ -359,12 +390,12 @@ fn fifty_clients_each_get_every_event_in_order_and_a_stalled_one_holds_none_up()
     judging.sort();
     let pct = |v: &[Duration], p: f64| v[((v.len() - 1) as f64 * p) as usize];
     eprintln!(
-        "spectators: 50 clients, {} events each in {:.0} ms ({:.0} events/s delivered); \
+        "spectators: {n_clients} clients, {} events each in {:.0} ms ({:.0} events/s delivered); \
          step to client: median {:?}, 95th percentile {:?}; a step judged and published: median {:?}, \
          95th {:?} (with no browser: median {:?}, 95th {:?})",
         want.len(),
         played.as_secs_f64() * 1000.0,
-        (want.len() * 50) as f64 / played.as_secs_f64(),
+        (want.len() * n_clients) as f64 / played.as_secs_f64(),
         pct(&latencies, 0.5),
         pct(&latencies, 0.95),
         pct(&judging, 0.5),
