@@ -178,3 +178,36 @@ fn the_recorded_game_is_refereed_on_the_view() {
         "{text}"
     );
 }
+
+/// A game quit at its very start, before a card was placed, leaves no
+/// journal for `--resume` to pick up in place of the last real game, and
+/// says so.
+#[test]
+fn a_game_quit_before_anything_happened_keeps_no_journal() {
+    let mut t = OnTerminal::start(&[
+        "play",
+        "--input",
+        "mock",
+        "--setup",
+        "fixtures/scenarios/enprise/basics.toml",
+    ]);
+    assert!(
+        t.wait_for("mock", Duration::from_secs(20)),
+        "{}",
+        String::from_utf8_lossy(&t.screen)
+    );
+    t.keys(b"q");
+    // Quitting asks first only when a game is under way.
+    std::thread::sleep(Duration::from_millis(300));
+    t.keys(b"y");
+    let code = t.exit(Duration::from_secs(20));
+    let screen = String::from_utf8_lossy(&t.screen).into_owned();
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(screen.contains("no journal was kept"), "{screen}");
+    let journals: Vec<_> = t
+        .files()
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert!(journals.is_empty(), "{journals:?}");
+}

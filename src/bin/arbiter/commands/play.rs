@@ -171,6 +171,7 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
     // The screen opens before the journal is made: a terminal that cannot
     // be used leaves no empty game for `--resume` to find.
     let mut screen = Screen::open()?;
+    let fresh = resumed.is_none();
     let (journal, observations) = match resumed {
         Some((journal, resumed)) => (journal, resumed.records),
         None => {
@@ -191,8 +192,25 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
     app.restore(&observations);
     arbiter::tui::run(app, &mut screen).context("the terminal")?;
     drop(screen);
-    eprintln!("arbiter: the game is kept in {journal_path}");
+    // A game quit before anything happened leaves nothing for `--resume`
+    // to pick up in its place.
+    if fresh && nothing_happened(&journal_path) {
+        let _ = std::fs::remove_file(&journal_path);
+        eprintln!("arbiter: nothing was played, so no journal was kept");
+    } else {
+        eprintln!("arbiter: the game is kept in {journal_path}");
+    }
     Ok(())
+}
+
+/// Whether the journal at `path` holds nothing but the game's start: no
+/// action, flag or notice.
+fn nothing_happened(path: &str) -> bool {
+    arbiter::journal::read(path).is_ok_and(|j| {
+        j.events
+            .iter()
+            .all(|e| matches!(e.body, arbiter::event::EventBody::GameStarted { .. }))
+    })
 }
 
 /// A device's input, its outputs (a mat's lights) put with the others.
