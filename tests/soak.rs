@@ -150,4 +150,16 @@ fn the_soak_findings_stay_mended() {
     let inj = inj.expect("a later step takes the mistake");
     assert_ne!(inj.at, 15);
     en::check_injection(&g, &inj, false).unwrap();
+
+    // The 100,000-game soak's own findings, as games of it (seed 1):
+    // - game 11742: readings still open when the game ended (White's
+    //   face-down cards each an escape square or a pawn while Black could
+    //   only pass) are settled by the input's end, and the mended action
+    //   is announced then;
+    // - game 15817: a wrong placement under one reading is a mated army's
+    //   cards still to turn under the other: one flag gives both mends.
+    for k in [11742, 15817] {
+        let r = soak::soak_range("enprise", 1, k..k + 1, &[2, 3, 4], 1);
+        assert!(r.ok(), "{}\n{}", soak::row(&r), r.failures.join("\n"));
+    }
 }

@@ -401,14 +401,16 @@ impl<G: Game> Referee<G> {
             }
         } else {
             // A turn complaint is the weakest: another reading may make it
-            // that player's turn.
-            let key = |f: &Flag| (flag_rank(f), f.kind == FlagKind::WrongPlayer);
-            let top = flags
-                .iter()
-                .map(key)
-                .min()
-                .expect("every reading judged the table");
-            let best = one_flag_for_readings(flags.into_iter().filter(|f| key(f) == top).collect());
+            // that player's turn. The others are given in the readings'
+            // order, best first: the reading the referee would settle on
+            // leads.
+            let turn_only = flags.iter().all(|f| f.kind == FlagKind::WrongPlayer);
+            let best = one_flag_for_readings(
+                flags
+                    .into_iter()
+                    .filter(|f| turn_only || f.kind != FlagKind::WrongPlayer)
+                    .collect(),
+            );
             if self.lifted_only(table, before) {
                 self.in_hand = Some(best);
             } else {
@@ -679,13 +681,19 @@ fn only_lifted(expected: &Table, observed: &Table, d: Cell) -> bool {
             .all(|c| c.after.is_none() && c.before.is_some_and(|t| t != Token::Unreadable))
 }
 
-/// The flag for a table every open reading flags as strongly: the one
-/// they agree on, or, where they ask for different mends (a SWAP's card on
-/// one cell if White moved, on another if Black did, when the turn before
-/// left whose turn it is open), one flag that gives each reading's mend
-/// under the player it belongs to, on all their cells. Naming one
-/// reading's cell as certain would send the players to the wrong card;
-/// the table that mends either tells the readings apart.
+/// The words a flag that gives several readings' mends begins with.
+pub const READ_SEVERAL_WAYS: &str = "The table reads";
+
+/// The flag for a table every open reading flags (in the readings' order,
+/// best first): the one they agree on, or, where they ask for different
+/// mends (a FLIP's card on one cell if White moved, on another if Black
+/// did, when the turn before left whose turn it is open; a wrong placement
+/// under one reading, a mated army's cards still to turn under the other),
+/// one flag that gives each reading's mend, under the player it belongs to
+/// where they differ, on all their cells. Its kind and rule lead with the
+/// best reading's. Naming one reading's mend as certain would send the
+/// players to the wrong card; the table that mends either tells the
+/// readings apart.
 fn one_flag_for_readings(mut flags: Vec<Flag>) -> Flag {
     let mut distinct: Vec<Flag> = Vec::new();
     for f in flags.drain(..) {
@@ -743,7 +751,7 @@ fn one_flag_for_readings(mut flags: Vec<Flag>) -> Flag {
                 .join(" / ")
         },
         message: format!(
-            "The table reads {} ways{}. {}",
+            "{READ_SEVERAL_WAYS} {} ways{}. {}",
             if distinct.len() == 2 {
                 "two"
             } else {

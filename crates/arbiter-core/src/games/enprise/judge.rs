@@ -92,10 +92,35 @@ fn judge_owing(g: &EnPrise, changes: &[Change]) -> Verdict<EnPrise> {
             events: vec![],
         };
     }
+    let next = judge_action(&g.with_flips_done(), &rest);
     if !unflipped.is_empty() {
-        return Verdict::Flag(unflipped_flag(g, &unflipped));
+        let mut flag = unflipped_flag(g, &unflipped);
+        // What is on the table besides is no legal action either: say
+        // both mends, the owed flips first, rather than let it stand.
+        if let Verdict::Flag(also) = next {
+            let whose = flag_owner_title(g, &unflipped);
+            flag.message = format!(
+                "{whose} is checkmated and out: turn {whose}'s cards at {} face-down. And: {}",
+                list(&unflipped),
+                also.message
+            );
+            for c in also.cells {
+                if !flag.cells.contains(&c) {
+                    flag.cells.push(c);
+                }
+            }
+        }
+        return Verdict::Flag(flag);
     }
-    judge_action(&g.with_flips_done(), &rest)
+    next
+}
+
+/// The colour, as a title, of the mated player whose cards are at `cells`.
+fn flag_owner_title(g: &EnPrise, cells: &[Cell]) -> &'static str {
+    g.owed
+        .iter()
+        .find(|(c, _)| cells.contains(c))
+        .map_or("The mated player", |(_, card)| card.colour.title())
 }
 
 /// Whether `g` owes the flips of all of `cells`: the action just applied
@@ -107,11 +132,7 @@ fn owes(g: &EnPrise, cells: &[Cell]) -> bool {
 /// The flag for an eliminated player's cards still face-up at `cells`
 /// when the next action is already on the table.
 fn unflipped_flag(g: &EnPrise, cells: &[Cell]) -> Flag {
-    let whose = g
-        .owed
-        .iter()
-        .find(|(c, _)| cells.contains(c))
-        .map_or("The mated player", |(_, card)| card.colour.title());
+    let whose = flag_owner_title(g, cells);
     Flag {
         kind: FlagKind::MissedEliminationFlip,
         cells: cells.to_vec(),
