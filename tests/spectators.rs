@@ -567,3 +567,77 @@ fn a_resumed_game_is_on_the_page_as_it_stands() {
     });
     assert_eq!(n, 5);
 }
+
+/// An Enochian game is on the page whole: its title as players write it,
+/// the four armies in turn order with what holds each (element and team,
+/// who moves it, frozen, prisoners), the divination die's roll, and a
+/// badge that says "live" only while the input lives.
+#[test]
+fn an_enochian_game_is_shown_whole_and_the_badge_follows_the_input() {
+    // Divination: the die is rolled before each move.
+    let script = Script::load(Path::new(
+        "fixtures/scenarios/enochian/en-game-divination.toml",
+    ))
+    .unwrap();
+    let (addr, mut session) = served(&script);
+    let mut rolled = false;
+    for i in 0..script.observations().count() {
+        step(&mut session, &script, i);
+        let s = state(addr);
+        assert_eq!(s["title"], "Enochian", "{s}");
+        assert_eq!(s["input_ended"], false);
+        let armies = s["armies"].as_array().unwrap();
+        assert_eq!(armies.len(), 4, "{s}");
+        assert_eq!(
+            armies.iter().filter(|a| a["to_move"] == true).count(),
+            usize::from(s["over"] != true),
+            "one army to move: {s}"
+        );
+        assert!(
+            armies
+                .iter()
+                .all(|a| a["element"].is_string() && a["team"].is_string())
+        );
+        rolled |= s["die"]["roll"].is_u64();
+    }
+    assert!(rolled, "the die's roll is shown");
+    session.finish(&mut NoOutput).unwrap();
+    let s = state(addr);
+    assert!(s["input_ended"] == true, "{s}");
+
+    // A king taken prisoner: its army frozen, the captor holding it.
+    let script = Script::load(Path::new(
+        "fixtures/scenarios/enochian/spec-06-king-captured-army-frozen.toml",
+    ))
+    .unwrap();
+    let (addr, mut session) = served(&script);
+    for i in 0..script.observations().count() {
+        step(&mut session, &script, i);
+    }
+    let s = state(addr);
+    let armies = s["armies"].as_array().unwrap();
+    assert!(armies.iter().any(|a| a["frozen"] == true), "{s}");
+    assert!(
+        armies
+            .iter()
+            .any(|a| a["prisoners"].as_array().is_some_and(|p| !p.is_empty())),
+        "{s}"
+    );
+    let Some(browser) = chromium() else { return };
+    let profile =
+        std::env::temp_dir().join(format!("arbiter-chromium-enochian-{}", std::process::id()));
+    let page = dom(&browser, &profile, &format!("http://{addr}/"));
+    assert!(page.contains("<title>Enochian · arbiter</title>"), "{page}");
+    assert!(page.contains("Turn order: "), "{page}");
+    assert!(page.contains("holds prisoner: "), "{page}");
+    assert!(page.contains("frozen"), "{page}");
+    assert!(page.contains("live · step"), "{page}");
+    session.finish(&mut NoOutput).unwrap();
+    let page = dom(&browser, &profile, &format!("http://{addr}/"));
+    assert!(
+        page.contains("input ended · step") || page.contains("game over"),
+        "{page}"
+    );
+    assert!(!page.contains("live · step"), "{page}");
+    let _ = std::fs::remove_dir_all(&profile);
+}

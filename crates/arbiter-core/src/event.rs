@@ -268,6 +268,28 @@ pub struct Flag {
 }
 
 impl Flag {
+    /// Whether this flag gives the mends of several open readings of the
+    /// table (see the referee's `READ_SEVERAL_WAYS`).
+    pub fn reads_several_ways(&self) -> bool {
+        self.message.starts_with(crate::referee::READ_SEVERAL_WAYS)
+    }
+
+    /// Whether this flag raises `kind` under a rule starting with `rule`
+    /// at exactly `cells`, charged to `player` when one is given; or, for a
+    /// flag that gives several readings' mends, whether one of its rules
+    /// starts with `rule` and its cells hold `cells` (its kind and player
+    /// are its best reading's, which need not be the one meant).
+    pub fn raises(&self, kind: FlagKind, rule: &str, cells: &[Cell], player: Option<&str>) -> bool {
+        if self.reads_several_ways() {
+            return self.rule.split(" / ").any(|r| r.starts_with(rule))
+                && cells.iter().all(|c| self.cells.contains(c));
+        }
+        self.kind == kind
+            && self.rule.starts_with(rule)
+            && same_cells(&self.cells, cells)
+            && player.is_none_or(|p| self.player.as_deref() == Some(p))
+    }
+
     /// Two flags are the same complaint when kind and cells agree; a referee
     /// does not repeat itself while the table stays wrong in the same way.
     pub fn same_complaint(&self, other: &Flag) -> bool {

@@ -29,8 +29,10 @@ function card(token) {
 }
 
 function draw(s) {
+  const name = s.title || s.game || "game";
   document.getElementById("title").textContent =
-    "arbiter · " + (s.game || "game") + (s.players && s.players.length ? " · " + s.players.join(" vs ") : "");
+    name + (s.players && s.players.length ? " · " + s.players.join(" vs ") : "");
+  document.title = name + " · arbiter";
   const flagged = new Map();
   for (const f of s.flags || []) for (const c of f.cells) flagged.set(key(c), f);
   const last = new Set((s.last_action || []).map(key));
@@ -115,17 +117,41 @@ function draw(s) {
       (pl.next ? " · next card " + pl.next + " (" + pl.left + " left)" : ""));
     players.append(li);
   }
+  // Enochian: the four armies in turn order, each with what holds it.
   for (const a of s.armies || []) {
-    players.append(el("li", a.to_move ? "to-move" : "", a.colour + " (" + a.controller + ")" + (a.to_move ? " · to move" : "") + (a.in_check ? " · in check" : "")));
+    const facts = [a.element + ", " + a.team + " team", "moved by " + a.controller];
+    if (a.to_move) facts.push("to move");
+    if (a.in_check) facts.push("in check");
+    if (a.frozen) facts.push("frozen");
+    if (a.withdrawn) facts.push("withdrawn");
+    if (a.stalemated) facts.push("stalemated");
+    if (a.king_off) facts.push("king off the board");
+    if (a.prisoners && a.prisoners.length) facts.push("holds prisoner: " + a.prisoners.join(", "));
+    for (const n of a.notes || []) facts.push(n);
+    const li = el("li", a.to_move ? "to-move army" : "army", a.colour + " · " + facts.join(" · "));
+    li.dataset.army = a.colour;
+    players.append(li);
   }
+  if (s.armies && s.armies.length) {
+    players.append(el("li", "order", "Turn order: " + s.armies.map((a) => a.to_move ? "[" + a.colour + "]" : a.colour).join(" → ")));
+  }
+  if (s.die) {
+    const d = s.die;
+    const roll = d.roll ? "rolled " + d.roll + (d.needs ? " (" + d.needs + " moves)" : "") : "not yet rolled";
+    const li = el("li", "die", "Die: " + roll + " · re-rolls " + d.rerolls_used + " of " + d.rerolls_max);
+    players.append(li);
+  }
+  for (const n of s.notes || []) players.append(el("li", "note", n));
   const log = document.getElementById("log");
   log.replaceChildren();
   for (const line of s.log || []) log.append(el("li", /FLAG/.test(line) ? "flag" : "", line));
   log.scrollTop = log.scrollHeight;
 
+  // "live" only while the input lives.
   const status = document.getElementById("status");
-  status.className = "status " + (s.over ? "over" : "live");
-  status.textContent = s.over ? "game over" : "live · step " + s.step;
+  const state = s.over ? "over" : s.input_ended ? "ended" : "live";
+  status.className = "status " + state;
+  status.textContent = s.over ? "game over" : s.input_ended ? "input ended · step " + s.step : "live · step " + s.step;
 }
 
 function connect() {

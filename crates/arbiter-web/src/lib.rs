@@ -158,6 +158,7 @@ impl Output for WebOutput {
         events: &[Event],
         referee: &dyn AnyReferee,
     ) -> Result<(), OutputError> {
+        self.tracker.input_ended();
         self.publish(step, events, None, referee);
         Ok(())
     }

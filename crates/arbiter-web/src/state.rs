@@ -27,6 +27,9 @@ pub struct Tracker {
     over: Option<String>,
     log: Vec<String>,
     step: usize,
+    /// The input has ended (the recording's last frame, the script's last
+    /// step, the device gone): the game is shown as it was left.
+    input_ended: bool,
 }
 
 impl Tracker {
@@ -81,6 +84,11 @@ impl Tracker {
         }
         let drop = self.log.len().saturating_sub(LOG_LINES);
         self.log.drain(..drop);
+    }
+
+    /// The input has ended: nothing more will come.
+    pub fn input_ended(&mut self) {
+        self.input_ended = true;
     }
 
     /// The state now, as `/state.json` serves it.
@@ -140,16 +148,38 @@ impl Tracker {
                     .map(|a| {
                         json!({
                             "colour": a.colour.name(),
+                            "element": a.element,
+                            "team": a.team,
                             "to_move": a.to_move,
                             "in_check": a.in_check,
                             "controller": a.controller,
+                            "frozen": a.frozen,
+                            "withdrawn": a.withdrawn,
+                            "stalemated": a.stalemated,
+                            "king_off": a.king_off,
+                            "prisoners": a.prisoners.iter().map(|c| c.describe()).collect::<Vec<_>>(),
+                            "notes": a.notes,
                         })
                     })
                     .collect()
             })
             .unwrap_or_default();
+        let die = panel.armies.as_ref().and_then(|a| a.die.as_ref()).map(|d| {
+            json!({
+                "roll": d.roll,
+                "needs": d.needs,
+                "rerolls_used": d.rerolls_used,
+                "rerolls_max": d.rerolls_max,
+            })
+        });
+        let title = arbiter_core::setup::GameKind::parse(&self.game)
+            .map_or(self.game.as_str(), |g| g.title());
         json!({
             "game": self.game,
+            "title": title,
+            "mode": panel.armies.as_ref().map(|a| a.mode.clone()),
+            "die": die,
+            "input_ended": self.input_ended,
             "players": self.players,
             "step": self.step,
             "chessboard": panel.chessboard,

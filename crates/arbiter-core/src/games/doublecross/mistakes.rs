@@ -10,9 +10,7 @@ use super::deck::{DcCard, JoustMode};
 use super::random::{RandomGame, random_game_with};
 use super::{Action, DoubleCross, Options, table_of};
 use crate::event::ActionKind;
-use crate::event::{
-    Event, EventBody, FlagKind, How, events_at as at, first_difference, same_cells, sole_flag,
-};
+use crate::event::{Event, EventBody, FlagKind, How, events_at as at, first_difference, sole_flag};
 use crate::games::Game;
 use crate::games::Uncaught;
 use crate::observation::Observation;
@@ -223,7 +221,7 @@ pub fn check_injection(g: &RandomGame, inj: &Injection) -> Result<(), Uncaught> 
     let got = replay(g, &obs);
     let ctx = format!("seed {}, step {i}, {:?}", g.seed, inj.kind);
     let f = sole_flag(&got, i).map_err(|e| Uncaught(format!("{ctx}: {e}")))?;
-    if f.kind != inj.kind || !same_cells(&f.cells, &inj.cells) {
+    if !f.raises(inj.kind, "", &inj.cells, None) {
         return Err(Uncaught(format!(
             "{ctx}: got {} at {:?} ({}), want {:?}",
             f.kind.as_str(),

@@ -11,9 +11,7 @@
 use super::Enochian;
 use super::random::{Kind as StepKind, RandomGame};
 use super::rules::{Move, NAMES, Sq, cell_of, roll_allows};
-use crate::event::{
-    Event, EventBody, FlagKind, How, events_at as at, first_difference, same_cells, sole_flag,
-};
+use crate::event::{Event, EventBody, FlagKind, How, events_at as at, first_difference, sole_flag};
 use crate::games::Game;
 use crate::games::Uncaught;
 use crate::observation::Observation;
@@ -312,11 +310,12 @@ pub fn check_injection(g: &RandomGame, inj: &Injection, take_back: bool) -> Resu
     let got = replay(g, &obs);
     let ctx = format!("enochian seed {}, step {i}, {}", g.seed, inj.kind.as_str());
     let f = sole_flag(&got, i).map_err(|e| Uncaught(format!("{ctx}: {e}")))?;
-    if f.kind != inj.kind
-        || !same_cells(&f.cells, &inj.cells)
-        || f.player.as_deref() != Some(NAMES[inj.army as usize])
-        || !f.rule.starts_with(inj.rule)
-    {
+    if !f.raises(
+        inj.kind,
+        inj.rule,
+        &inj.cells,
+        Some(NAMES[inj.army as usize]),
+    ) {
         return Err(Uncaught(format!(
             "{ctx}: got {} ({}) at {:?} charged to {:?} ({}), want {} at {:?} charged to {}",
             f.kind.as_str(),

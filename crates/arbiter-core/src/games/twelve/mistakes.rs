@@ -105,7 +105,7 @@ pub fn check_injection(
     let got = replay(g, &obs);
     let ctx = format!("seed {}, table {i}, {:?}", g.seed, want.kind);
     let f = sole_flag(&got, i).map_err(|e| Uncaught(format!("{ctx}: {e}")))?;
-    if f.kind != want.kind || !f.rule.starts_with(want.rule) || !same_cells(&f.cells, &want.cells) {
+    if !f.raises(want.kind, want.rule, &want.cells, None) {
         return Err(Uncaught(format!(
             "{ctx}: got {} {} {:?} ({}), want {} {:?}",
             f.kind.as_str(),
@@ -381,7 +381,7 @@ pub fn check_queen_left(g: &RandomGame, r: usize) -> Result<(), Uncaught> {
     let ctx = format!("seed {}, table {r}, a Queen left", g.seed);
     let f = sole_flag(&got, r).map_err(|e| Uncaught(format!("{ctx}: {e}")))?;
     let cells: Vec<Cell> = queens.iter().map(|&(_, c)| c).collect();
-    if f.kind != FlagKind::MissingRemoval || f.rule != "TW-8.3" || !same_cells(&f.cells, &cells) {
+    if !f.raises(FlagKind::MissingRemoval, "TW-8.3", &cells, None) {
         return Err(Uncaught(format!(
             "{ctx}: got {} {} {:?} ({}), want missing_removal TW-8.3 {cells:?}",
             f.kind.as_str(),
