@@ -111,7 +111,8 @@ function draw(s) {
 
   const players = document.getElementById("players");
   players.replaceChildren();
-  for (const pl of s.panel_players || []) {
+  // Enochian's players are its armies, listed below with more.
+  for (const pl of (s.armies && s.armies.length ? [] : s.panel_players || [])) {
     const li = el("li", pl.to_move ? "to-move" : "",
       pl.colour + (pl.to_move ? " · to move" : "") + (pl.in_check ? " · in check" : "") +
       (pl.next ? " · next card " + pl.next + " (" + pl.left + " left)" : ""));
