@@ -641,3 +641,154 @@ fn an_enochian_game_is_shown_whole_and_the_badge_follows_the_input() {
     assert!(!page.contains("live · step"), "{page}");
     let _ = std::fs::remove_dir_all(&profile);
 }
+
+/// Chromium driven over the DevTools protocol on a pipe
+/// (`--remote-debugging-pipe`: messages are JSON, each ended by a NUL, on
+/// the child's descriptors 3, its input, and 4, its output).
+struct DevTools {
+    child: std::process::Child,
+    to: std::fs::File,
+    from: BufReader<std::fs::File>,
+    next: u64,
+    session: String,
+}
+
+impl DevTools {
+    fn open(browser: &str, profile: &Path, url: &str) -> DevTools {
+        use std::os::fd::{AsRawFd, OwnedFd};
+        use std::os::unix::process::CommandExt;
+        let (their_in, our_out): (OwnedFd, OwnedFd) = nix::unistd::pipe().unwrap();
+        let (our_in, their_out): (OwnedFd, OwnedFd) = nix::unistd::pipe().unwrap();
+        let (a, b) = (their_in.as_raw_fd(), their_out.as_raw_fd());
+        let mut cmd = headless(browser, profile);
+        cmd.arg("--remote-debugging-pipe")
+            .arg("about:blank")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // SAFETY: only dup2, which is async-signal-safe, between fork and
+        // exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                for (from, to) in [(a, 3), (b, 4)] {
+                    // SAFETY: two descriptors this process owns.
+                    if unsafe { nix::libc::dup2(from, to) } < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().unwrap();
+        drop((their_in, their_out));
+        let mut t = DevTools {
+            child,
+            to: std::fs::File::from(our_out),
+            from: BufReader::new(std::fs::File::from(our_in)),
+            next: 0,
+            session: String::new(),
+        };
+        let target = t.call("Target.createTarget", serde_json::json!({ "url": url }));
+        let id = target["targetId"].as_str().unwrap().to_string();
+        let attached = t.call(
+            "Target.attachToTarget",
+            serde_json::json!({ "targetId": id, "flatten": true }),
+        );
+        t.session = attached["sessionId"].as_str().unwrap().to_string();
+        t
+    }
+
+    /// Sends a command and waits for its answer's result.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let mut msg = serde_json::json!({ "id": self.next, "method": method, "params": params });
+        if !self.session.is_empty() {
+            msg["sessionId"] = Value::String(self.session.clone());
+        }
+        self.to.write_all(msg.to_string().as_bytes()).unwrap();
+        self.to.write_all(&[0]).unwrap();
+        loop {
+            let mut buf = Vec::new();
+            self.from.read_until(0, &mut buf).unwrap();
+            buf.pop();
+            let v: Value = serde_json::from_slice(&buf).unwrap();
+            if v["id"] == self.next {
+                return v["result"].clone();
+            }
+        }
+    }
+
+    /// A JavaScript expression's value in the page.
+    fn eval(&mut self, js: &str) -> Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            serde_json::json!({ "expression": js, "returnByValue": true }),
+        );
+        r["result"]["value"].clone()
+    }
+}
+
+impl Drop for DevTools {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn epoch_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0
+}
+
+/// The page's own latency, in a real browser: from a step handed to the
+/// referee to the page drawing it (headless Chromium on the same
+/// machine), over the demo game's steps, a quarter second apart. Printed
+/// for docs/development.md; every step must be drawn, within a second.
+#[test]
+fn a_step_judged_reaches_a_real_browsers_page_at_once() {
+    let Some(browser) = chromium() else { return };
+    let profile =
+        std::env::temp_dir().join(format!("arbiter-chromium-latency-{}", std::process::id()));
+    let script = Script::load(Path::new(DEMO)).unwrap();
+    let (addr, mut session) = served(&script);
+    let mut page = DevTools::open(&browser, &profile, &format!("http://{addr}/"));
+    // Connected: the first state drawn.
+    let start = Instant::now();
+    while page.eval("Object.keys(window.__shown || {}).length") == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the page never drew"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut latencies = Vec::new();
+    let steps = script.observations().count().min(30);
+    for i in 0..steps {
+        let sent = epoch_ms();
+        step(&mut session, &script, i);
+        let t = Instant::now();
+        let shown = loop {
+            let v = page.eval(&format!("window.__shown[{i}]"));
+            if let Some(ms) = v.as_f64() {
+                break ms;
+            }
+            assert!(t.elapsed() < Duration::from_secs(1), "step {i} never drawn");
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        latencies.push(shown - sent);
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    latencies.sort_by(f64::total_cmp);
+    let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p) as usize];
+    eprintln!(
+        "spectators: a step judged to a real browser's page drawing it, over {} steps: median {:.1} ms, 95th percentile {:.1} ms, worst {:.1} ms",
+        latencies.len(),
+        pct(0.5),
+        pct(0.95),
+        pct(1.0)
+    );
+    drop(page);
+    let _ = std::fs::remove_dir_all(&profile);
+}

@@ -28,7 +28,12 @@ function card(token) {
   return box;
 }
 
+// When each step was first drawn (ms since the epoch), for the latency
+// measurement in tests/spectators.rs.
+window.__shown = {};
+
 function draw(s) {
+  if (!(s.step in window.__shown)) window.__shown[s.step] = Date.now();
   const name = s.title || s.game || "game";
   document.getElementById("title").textContent =
     name + (s.players && s.players.length ? " · " + s.players.join(" vs ") : "");
