@@ -665,13 +665,12 @@ impl DevTools {
             .arg("about:blank")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
-        // SAFETY: only dup2, which is async-signal-safe, between fork and
-        // exec.
+        // SAFETY: only dup2 of two descriptors this process owns, which is
+        // async-signal-safe, between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
                 for (from, to) in [(a, 3), (b, 4)] {
-                    // SAFETY: two descriptors this process owns.
-                    if unsafe { nix::libc::dup2(from, to) } < 0 {
+                    if nix::libc::dup2(from, to) < 0 {
                         return Err(std::io::Error::last_os_error());
                     }
                 }
