@@ -12,7 +12,7 @@ pub mod tui;
 // The layers' crates, under the paths the rest of the code knows:
 // `arbiter::games`, `arbiter::table`, `arbiter::vision::cards`, ...
 pub use arbiter_core::{
-    event, games, journal, observation, referee, replay, script, session, setup, table,
+    event, games, journal, observation, referee, replay, script, session, setup, shown, table,
 };
 pub use arbiter_vision as vision;
 

@@ -50,23 +50,7 @@ pub enum Source {
     Live(Live),
 }
 
-/// A check, a mate or the end of the game, shown prominently until play
-/// moves on.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Banner {
-    Check {
-        player: String,
-        attackers: Vec<Cell>,
-    },
-    Checkmate {
-        player: String,
-        /// The pieces that gave the mate: marked as giving check still.
-        attackers: Vec<Cell>,
-    },
-    GameOver {
-        text: String,
-    },
-}
+pub use crate::shown::Banner;
 
 pub struct App {
     /// The game: its referee, step numbers and outputs (the journal, a
@@ -135,17 +119,13 @@ pub const ENOCHIAN_INPUT_HELP: &[(&str, &str)] = &[
 pub const NETWORKS_HELP: (&str, &str) =
     ("w", "show the networks: Aries light, Cancer dark squares");
 
-/// What the view keeps of the game: the log, the last action, the
-/// banners, the table last seen and the input's health. It is the view's
-/// own output of the game's session, lent to each step.
+/// What the view keeps of the game: the account every output shares
+/// (`crate::shown`: the log, the last action, the banners, the table last
+/// seen), and the view's own: the input's health, the bell, the input's
+/// last word. It is the view's own output of the game's session, lent to
+/// each step.
 struct Shown {
-    log: Vec<Event>,
-    /// The cells of the last action (origin and destination, or the card
-    /// placed).
-    last_action: Vec<Cell>,
-    banners: Vec<Banner>,
-    /// The last table seen, in the board's frame.
-    observed: Option<Table>,
+    game: crate::shown::Shown,
     health: Health,
     /// A new flag or check since the last bell.
     bell: bool,
@@ -156,10 +136,7 @@ struct Shown {
 impl Shown {
     fn new() -> Shown {
         Shown {
-            log: Vec::new(),
-            last_action: Vec::new(),
-            banners: Vec::new(),
-            observed: None,
+            game: crate::shown::Shown::default(),
             health: Health::Connected,
             bell: false,
             note: None,
@@ -167,64 +144,9 @@ impl Shown {
     }
 
     fn take_events(&mut self, events: &[Event]) {
-        let mut acted = false;
-        for e in events {
-            match &e.body {
-                // Only actions on the board move the highlight and end a
-                // check's banner: a draw (DoubleCross) leaves the last move
-                // and the check it gave in view while the next player acts.
-                EventBody::Action(a)
-                    if a.action != ActionKind::Pass && (a.from.is_some() || a.to.is_some()) =>
-                {
-                    if !acted {
-                        acted = true;
-                        self.last_action.clear();
-                        self.banners
-                            .retain(|b| matches!(b, Banner::GameOver { .. }));
-                    }
-                    self.last_action.extend(a.from.iter().chain(a.to.iter()));
-                }
-                EventBody::Flag(_) => self.bell = true,
-                EventBody::Check {
-                    player, attackers, ..
-                } => {
-                    self.bell = true;
-                    self.banners.push(Banner::Check {
-                        player: player.clone(),
-                        attackers: attackers.clone(),
-                    });
-                }
-                EventBody::Checkmate { player } => {
-                    self.bell = true;
-                    // The check becomes the mate: its pieces keep their
-                    // mark (the help's "+ a piece giving check").
-                    let mut attackers = Vec::new();
-                    self.banners.retain(|b| match b {
-                        Banner::Check {
-                            player: p,
-                            attackers: a,
-                        } if p == player => {
-                            attackers.extend(a.iter().copied());
-                            false
-                        }
-                        _ => true,
-                    });
-                    self.banners.push(Banner::Checkmate {
-                        player: player.clone(),
-                        attackers,
-                    });
-                }
-                EventBody::GameOver { winner, .. } => {
-                    let text = match winner {
-                        Some(w) => format!("Game over: {} wins", title(w)),
-                        None => "Game over: a draw".to_string(),
-                    };
-                    self.banners.push(Banner::GameOver { text });
-                }
-                _ => {}
-            }
+        if self.game.take(events) {
+            self.bell = true;
         }
-        self.log.extend(events.iter().cloned());
     }
 }
 
@@ -236,8 +158,9 @@ impl Output for Shown {
 
     fn judged(&mut self, j: &Judged<'_>) -> Result<(), OutputError> {
         self.health = Health::implied_by(j.observation).unwrap_or(Health::Connected);
-        if let Observation::Table(t) = j.observation {
-            self.observed = Some(t.shifted(j.referee.last_offset()));
+        match j.observation {
+            Observation::Table(t) => self.game.seen(j.step, t, j.referee.last_offset()),
+            _ => self.game.at_step(j.step),
         }
         self.take_events(j.events);
         Ok(())
@@ -258,6 +181,7 @@ impl Output for Shown {
         _: &dyn AnyReferee,
     ) -> Result<(), OutputError> {
         self.take_events(events);
+        self.game.ended();
         self.health = Health::Ended;
         Ok(())
     }
@@ -295,7 +219,7 @@ impl App {
         // The view's own output cannot fail, and the journal wrote its
         // start when it was made.
         let _ = session.start(&mut shown);
-        let (game, players) = match shown.log.first().map(|e| &e.body) {
+        let (game, players) = match shown.game.log.first().map(|e| &e.body) {
             Some(EventBody::GameStarted { game, players }) => (game.clone(), players.clone()),
             _ => (String::new(), Vec::new()),
         };
@@ -377,7 +301,7 @@ impl App {
         if let Source::Script(s) = &mut self.source {
             s.skip(self.session.next_step());
         }
-        if let (Source::Mock(m), Some(t)) = (&mut self.source, &self.shown.observed) {
+        if let (Source::Mock(m), Some(t)) = (&mut self.source, &self.shown.game.observed) {
             // The mock starts again from the cards that show, with the
             // stacks under them, in the frame the table is now read in.
             let offset = self.session.referee().last_offset();
@@ -400,7 +324,7 @@ impl App {
     }
 
     pub fn events(&self) -> &[Event] {
-        &self.shown.log
+        &self.shown.game.log
     }
 
     /// Judges one observation through the game's session.

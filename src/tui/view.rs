@@ -130,6 +130,7 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
         .collect();
     let attackers: Vec<_> = app
         .shown
+        .game
         .banners
         .iter()
         .flat_map(|b| match b {
@@ -141,6 +142,7 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
         .collect();
     let table = app
         .shown
+        .game
         .observed
         .as_ref()
         .unwrap_or(app.session.referee().expected_table());
@@ -151,7 +153,7 @@ fn draw_board(app: &App, panel: &Panel, frame: &mut Frame, area: Rect) {
     let marks = |table, marked| Marks {
         table,
         flagged: &flagged,
-        last_action: &app.shown.last_action,
+        last_action: &app.shown.game.last_action,
         attackers: &attackers,
         cursor,
         marked,
@@ -220,6 +222,7 @@ fn board_table(app: &App) -> Table {
         Source::Mock(m) if app.chessboard => m.table(),
         _ => app
             .shown
+            .game
             .observed
             .clone()
             .unwrap_or_else(|| app.session.referee().expected_table().clone()),
@@ -555,7 +558,7 @@ fn game_lines(app: &App, panel: &Panel) -> Vec<Line<'static>> {
 
 /// The last card drawn and by whom ("wR, drawn by white").
 fn last_draw(app: &App) -> Option<String> {
-    app.shown.log.iter().rev().find_map(|e| match &e.body {
+    app.shown.game.log.iter().rev().find_map(|e| match &e.body {
         EventBody::Action(a) if a.action == ActionKind::Draw => {
             let card = match (a.card, &a.joust) {
                 (Some(c), _) => c.to_string(),
@@ -654,7 +657,7 @@ fn title_of(c: Colour) -> &'static str {
 /// What the flags panel says, as lines to wrap.
 fn flag_lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    for b in &app.shown.banners {
+    for b in &app.shown.game.banners {
         let (text, style) = match b {
             Banner::Check { player, attackers } => (
                 format!(
@@ -672,8 +675,11 @@ fn flag_lines(app: &App) -> Vec<Line<'static>> {
                 format!("CHECKMATE: {}", super::title(player)),
                 Style::new().fg(Color::White).bg(Color::Red).bold(),
             ),
-            Banner::GameOver { text } => (
-                text.clone(),
+            Banner::GameOver { winner } => (
+                match winner {
+                    Some(w) => format!("Game over: {} wins", super::title(w)),
+                    None => "Game over: a draw".to_string(),
+                },
                 Style::new().fg(Color::Black).bg(Color::Green).bold(),
             ),
         };
@@ -702,7 +708,7 @@ fn flag_lines(app: &App) -> Vec<Line<'static>> {
             Span::raw(format!("  {}", p.message)),
         ]));
     }
-    if app.open_flags().is_empty() && app.shown.banners.is_empty() && pending.is_none() {
+    if app.open_flags().is_empty() && app.shown.game.banners.is_empty() && pending.is_none() {
         lines.push(Line::styled(
             "The table matches the game.",
             Style::new().fg(Color::Green),
@@ -764,6 +770,7 @@ fn draw_log(app: &App, frame: &mut Frame, area: Rect) {
     let mut lines: Vec<Line> = Vec::new();
     for e in app
         .shown
+        .game
         .log
         .iter()
         .filter(|e| !matches!(e.body, EventBody::GameStarted { .. }))

@@ -20,5 +20,6 @@ pub mod replay;
 pub mod script;
 pub mod session;
 pub mod setup;
+pub mod shown;
 pub mod table;
 pub mod toml_text;

@@ -5,31 +5,20 @@
 
 use serde_json::{Value, json};
 
-use arbiter_core::event::{ActionKind, Event, EventBody};
+use arbiter_core::event::Event;
 use arbiter_core::referee::AnyReferee;
-use arbiter_core::table::{Cell, Table};
+use arbiter_core::shown::Shown;
+use arbiter_core::table::Table;
 
 /// How many of the latest log lines the state carries (the whole stream
 /// is `/events`).
 const LOG_LINES: usize = 40;
 
-/// The game as the page draws it, told by the events so far.
+/// The game as the page draws it: the account every output shares
+/// ([`arbiter_core::shown`]), drawn as JSON.
 #[derive(Default)]
 pub struct Tracker {
-    game: String,
-    players: Vec<String>,
-    /// The last table seen, in the board's frame.
-    observed: Option<Table>,
-    last_action: Vec<Cell>,
-    /// Pieces giving check now.
-    check: Vec<Cell>,
-    checked: Option<String>,
-    over: Option<String>,
-    log: Vec<String>,
-    step: usize,
-    /// The input has ended (the recording's last frame, the script's last
-    /// step, the device gone): the game is shown as it was left.
-    input_ended: bool,
+    shown: Shown,
 }
 
 impl Tracker {
@@ -41,60 +30,23 @@ impl Tracker {
         seen: Option<&Table>,
         referee: &dyn AnyReferee,
     ) {
-        self.step = step;
-        if let Some(t) = seen {
-            self.observed = Some(t.shifted(referee.last_offset()));
+        match seen {
+            Some(t) => self.shown.seen(step, t, referee.last_offset()),
+            None => self.shown.at_step(step),
         }
-        let mut acted = false;
-        for e in events {
-            match &e.body {
-                EventBody::GameStarted { game, players } => {
-                    self.game = game.clone();
-                    self.players = players.clone();
-                }
-                EventBody::Action(a)
-                    if a.action != ActionKind::Pass && (a.from.is_some() || a.to.is_some()) =>
-                {
-                    if !acted {
-                        acted = true;
-                        self.last_action.clear();
-                        self.check.clear();
-                        self.checked = None;
-                    }
-                    self.last_action.extend(a.from.iter().chain(a.to.iter()));
-                }
-                EventBody::Check {
-                    player, attackers, ..
-                } => {
-                    self.check.extend(attackers.iter().copied());
-                    self.checked = Some(player.clone());
-                }
-                EventBody::Checkmate { player } => {
-                    self.checked = Some(format!("{player} (checkmate)"));
-                }
-                EventBody::GameOver { winner, .. } => {
-                    self.over = Some(match winner {
-                        Some(w) => format!("{w} wins"),
-                        None => "a draw".to_string(),
-                    });
-                }
-                _ => {}
-            }
-            self.log.push(e.to_string());
-        }
-        let drop = self.log.len().saturating_sub(LOG_LINES);
-        self.log.drain(..drop);
+        self.shown.take(events);
     }
 
     /// The input has ended: nothing more will come.
     pub fn input_ended(&mut self) {
-        self.input_ended = true;
+        self.shown.ended();
     }
 
     /// The state now, as `/state.json` serves it.
     pub fn state(&self, referee: &dyn AnyReferee) -> Value {
         let panel = referee.panel();
-        let table = self
+        let shown = &self.shown;
+        let table = shown
             .observed
             .clone()
             .unwrap_or_else(|| referee.expected_table().clone());
@@ -172,16 +124,33 @@ impl Tracker {
                 "rerolls_max": d.rerolls_max,
             })
         });
-        let title = arbiter_core::setup::GameKind::parse(&self.game)
-            .map_or(self.game.as_str(), |g| g.title());
+        let title = arbiter_core::setup::GameKind::parse(&shown.game)
+            .map_or(shown.game.as_str(), |g| g.title());
+        let checked = shown.checked().map(|(p, mate)| {
+            if mate {
+                format!("{p} (checkmate)")
+            } else {
+                p.to_string()
+            }
+        });
+        let over = shown.game_over().map(|w| match w {
+            Some(w) => format!("{w} wins"),
+            None => "a draw".to_string(),
+        });
+        let log: Vec<String> = shown
+            .log
+            .iter()
+            .skip(shown.log.len().saturating_sub(LOG_LINES))
+            .map(|e| e.to_string())
+            .collect();
         json!({
-            "game": self.game,
+            "game": shown.game,
             "title": title,
             "mode": panel.armies.as_ref().map(|a| a.mode.clone()),
             "die": die,
-            "input_ended": self.input_ended,
-            "players": self.players,
-            "step": self.step,
+            "input_ended": shown.input_ended,
+            "players": shown.players,
+            "step": shown.step,
             "chessboard": panel.chessboard,
             "area": panel.limit.map(|(a, b)| [[a.col, a.row], [b.col, b.row]]),
             "cells": cells,
@@ -190,10 +159,10 @@ impl Tracker {
                 "message": p.message,
                 "cells": p.cells.iter().map(|c| [c.col, c.row]).collect::<Vec<_>>(),
             })),
-            "last_action": self.last_action.iter().map(|c| [c.col, c.row]).collect::<Vec<_>>(),
+            "last_action": shown.last_action.iter().map(|c| [c.col, c.row]).collect::<Vec<_>>(),
             "check": {
-                "player": self.checked,
-                "attackers": self.check.iter().map(|c| [c.col, c.row]).collect::<Vec<_>>(),
+                "player": checked,
+                "attackers": shown.attackers().iter().map(|c| [c.col, c.row]).collect::<Vec<_>>(),
             },
             "turn": panel.players.iter().find(|p| p.to_move).map(|p| p.colour.name())
                 .or_else(|| panel.armies.as_ref().and_then(|a| a.armies.iter().find(|a| a.to_move)).map(|a| a.colour.name())),
@@ -208,9 +177,9 @@ impl Tracker {
                 "pile": c.pile,
                 "removal_right": c.removal_right,
             })),
-            "over": self.over.is_some() || referee.is_over(),
-            "result": self.over.clone().or(panel.result),
-            "log": self.log,
+            "over": over.is_some() || referee.is_over(),
+            "result": over.or(panel.result),
+            "log": log,
         })
     }
 }
