@@ -32,7 +32,7 @@ use ratatui::crossterm::event::{
 
 use chooser::{ChooserOutcome, DrawChooser};
 
-use crate::event::{ActionKind, Event, EventBody, Flag};
+use crate::event::{Event, EventBody, Flag};
 use crate::input::live::{Health, Live, LiveEvent};
 use crate::input::mock::{MockKey, MockOutcome, MockTable};
 use crate::input::script::ScriptInput;
@@ -40,7 +40,7 @@ use crate::journal::{Input, Journal, Record};
 use crate::observation::Observation;
 use crate::referee::AnyReferee;
 use crate::session::{Judged, Output, OutputError, Session};
-use crate::table::{Beneath, Cell, Table};
+use crate::table::{Beneath, Cell};
 
 /// Where the observations come from.
 pub enum Source {
