@@ -3,6 +3,8 @@
 //! stream at once. A raw HTTP client, so every byte on the wire is ours to
 //! check.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
@@ -280,14 +282,7 @@ fn fifty_clients_each_get_every_event_in_order_and_a_stalled_one_holds_none_up()
 #[test]
 #[ignore = "long (500 browsers): cargo test --release -- --ignored"]
 fn five_hundred_clients_each_get_every_event_in_order() {
-    let (_, hard) =
-        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE).unwrap();
-    nix::sys::resource::setrlimit(
-        nix::sys::resource::Resource::RLIMIT_NOFILE,
-        hard.min(8192),
-        hard,
-    )
-    .unwrap();
+    common::raise_open_file_limit(8192);
     clients_each_get_every_event(
         500,
         Some(arbiter_web::Limits {

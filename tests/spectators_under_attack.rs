@@ -59,14 +59,7 @@ fn fetch_page(server: SocketAddr) -> Result<Duration, String> {
 #[test]
 fn strangers_cannot_take_the_game_down() {
     // This test's own sockets: 2,200 and more, above a usual soft limit.
-    let (_, hard) =
-        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE).unwrap();
-    nix::sys::resource::setrlimit(
-        nix::sys::resource::Resource::RLIMIT_NOFILE,
-        hard.min(8192),
-        hard,
-    )
-    .unwrap();
+    let hard = common::raise_open_file_limit(8192);
     assert!(
         hard >= 3000,
         "this test needs 3,000 open files; the hard limit is {hard}"

@@ -104,3 +104,15 @@ fn normalise(v: &serde_json::Value, d: (i64, i64)) -> serde_json::Value {
     obj.remove("message");
     v
 }
+
+/// Raises this process's open-file limit to `want` where it can (the hard
+/// limit too, as root), else to the hard limit; the hard limit after.
+pub fn raise_open_file_limit(want: u64) -> u64 {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let (_, hard) = getrlimit(Resource::RLIMIT_NOFILE).unwrap();
+    if setrlimit(Resource::RLIMIT_NOFILE, want, hard.max(want)).is_ok() {
+        return hard.max(want);
+    }
+    let _ = setrlimit(Resource::RLIMIT_NOFILE, want.min(hard), hard);
+    hard
+}
