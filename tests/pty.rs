@@ -106,6 +106,14 @@ impl OnTerminal {
     fn files(&self) -> Vec<std::path::PathBuf> {
         common::files_under(&self.home)
     }
+
+    /// The journals the program left in its home.
+    fn journals(&self) -> Vec<std::path::PathBuf> {
+        self.files()
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect()
+    }
 }
 
 impl Drop for OnTerminal {
@@ -137,11 +145,7 @@ fn esc_on_the_battleplan_screen_starts_no_game_and_is_no_error() {
     let screen = String::from_utf8_lossy(&t.screen).into_owned();
     assert_eq!(code, Some(0), "{screen}");
     assert!(screen.contains("no game started"), "{screen}");
-    let journals: Vec<_> = t
-        .files()
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
+    let journals = t.journals();
     assert!(journals.is_empty(), "{journals:?}");
 }
 
@@ -204,10 +208,6 @@ fn a_game_quit_before_anything_happened_keeps_no_journal() {
     let screen = String::from_utf8_lossy(&t.screen).into_owned();
     assert_eq!(code, Some(0), "{screen}");
     assert!(screen.contains("no journal was kept"), "{screen}");
-    let journals: Vec<_> = t
-        .files()
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
+    let journals = t.journals();
     assert!(journals.is_empty(), "{journals:?}");
 }
