@@ -96,6 +96,20 @@ fn the_recorded_game_replays_from_its_frames_to_its_scripts_events() {
         "--json",
     ]);
     same_events(&script, &out, dir);
+    // Steps are counted as players count them: the frames a hand was in
+    // are no step, so each event falls on its script step's number.
+    let steps = |events: Vec<serde_json::Value>| -> Vec<u64> {
+        events.iter().map(|e| e["step"].as_u64().unwrap()).collect()
+    };
+    let want = arbiter::replay::replay(&script).unwrap();
+    let got = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        steps(got),
+        steps(want.iter().map(arbiter::event::Event::to_json).collect())
+    );
 }
 
 /// A calibration made for another camera, given to a running camera:

@@ -224,3 +224,86 @@ fn a_resumed_mock_table_keeps_its_stacked_cards() {
         screen(&back)
     );
 }
+
+/// Steps are counted as players count them: a card in hand (the mock's
+/// lift, a camera's busy frames) is no step and is not journaled. A
+/// journal written before that, its busy frames numbered among the steps,
+/// still resumes, and goes on from its own last step.
+#[test]
+fn a_card_in_hand_is_no_step_and_older_journals_with_busy_steps_resume() {
+    use serde_json::Value;
+    let right = KeyEvent::new(KeyCode::Right, KeyModifiers::NONE);
+    let keys = [
+        key('u'), // white's knight on (0,0)
+        right,    //
+        key('d'), // black's vacant square on (1,0)
+        key(' '), // lifted: a card in hand
+        key(' '), // put back
+        right,    //
+        key('u'), // white's pawn on (2,0)
+    ];
+    let path = temp("in-hand");
+    let setup = Script::parse("setup", MOCK_SETUP).unwrap().setup_toml();
+    let mut app = mock_app(Some(Journal::create(&path, &setup).unwrap()));
+    let mut never_stopped = mock_app(None);
+    for k in keys {
+        app.on_key(k);
+        never_stopped.on_key(k);
+    }
+    drop(app);
+    let now = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<Value> = now
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let obs: Vec<u64> = lines.iter().filter_map(|v| v["obs"].as_u64()).collect();
+    assert_eq!(
+        obs,
+        [0, 1, 2, 3],
+        "four tables, four steps, no busy one:\n{now}"
+    );
+    assert!(!now.contains("busy"), "{now}");
+
+    // The same game as journaled before: the lift was step 2.
+    let mut before = String::new();
+    for v in &lines {
+        let mut v = v.clone();
+        for key in ["obs", "step"] {
+            if let Some(n) = v[key].as_u64().filter(|&n| n >= 2) {
+                v[key] = (n + 1).into();
+            }
+        }
+        if v["obs"] == 3 {
+            before.push_str("{\"obs\":2,\"busy\":true}\n");
+        }
+        before.push_str(&format!("{v}\n"));
+    }
+    let old = path.with_file_name("before.jsonl");
+    std::fs::write(&old, &before).unwrap();
+
+    // Played on without a stop: black's vacant square on (3,0).
+    never_stopped.on_key(right);
+    never_stopped.on_key(key('d'));
+    let bodies = |app: &App| {
+        app.events()
+            .iter()
+            .map(|e| e.body.clone())
+            .collect::<Vec<_>>()
+    };
+    for (path, next) in [(&path, 4), (&old, 5)] {
+        let (journal, resumed) = Journal::open_for_resume(path).unwrap();
+        let mut back = mock_app(Some(journal));
+        back.restore(&resumed.records);
+        // A resumed mock puts its cursor on the first card, (0,0).
+        for k in [right, right, right, key('d')] {
+            back.on_key(k);
+        }
+        assert_eq!(bodies(&back), bodies(&never_stopped), "{}", path.display());
+        let text = std::fs::read_to_string(path).unwrap();
+        let last = text
+            .lines()
+            .rev()
+            .find_map(|l| serde_json::from_str::<Value>(l).unwrap()["obs"].as_u64());
+        assert_eq!(last, Some(next), "goes on from its own last step:\n{text}");
+    }
+}

@@ -491,7 +491,9 @@ impl App {
                 }
                 match m.handle(k, next) {
                     MockOutcome::Table(obs) => self.observe(obs),
-                    MockOutcome::Busy => self.observe(Observation::Busy),
+                    // A card in hand is no step: the table it leaves is
+                    // judged when it is put down.
+                    MockOutcome::Busy => self.session.busy(&mut self.shown),
                     MockOutcome::Cursor => {}
                     MockOutcome::Nothing(why) => self.hint = Some(why.to_string()),
                 }

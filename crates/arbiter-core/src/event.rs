@@ -394,6 +394,14 @@ impl Event {
         self.to_json().to_string()
     }
 
+    /// The step as people count it, from 1: the view, the page and the
+    /// readable lines show it. The JSON stream and the journal keep the
+    /// table-script contract's 0-based `step`, the index of the script
+    /// step or of the judged observation.
+    pub fn shown_step(&self) -> usize {
+        self.step + 1
+    }
+
     /// Parses one line of the stream back (the journal and tests use it).
     pub fn from_json(v: &Value) -> Result<Event, BadEvent> {
         let step = v
@@ -424,7 +432,7 @@ fn cells(cs: &[Cell]) -> String {
 impl fmt::Display for Event {
     /// The readable line of `arbiter replay` without `--json`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "step {:>3}  ", self.step)?;
+        write!(f, "step {:>3}  ", self.shown_step())?;
         match &self.body {
             EventBody::GameStarted { game, players } => {
                 write!(f, "game started: {game}, {}", players.join(", "))

@@ -15,7 +15,11 @@
 //! Line 1 is the header: the format version and the game's setup, a table
 //! script without steps. Then the events of the referee's `start`, then one
 //! line per observation (or `finish`, the input ended) followed by the events
-//! it caused. Other observations are `{"obs":N,"busy":true}`, `"draw"`,
+//! it caused. `N` is the step, 0-based as in the event stream. A live
+//! input's busy frames are no step and are not written; a script's busy
+//! steps are (`{"obs":N,"busy":true}`), and so were a live input's before
+//! steps were counted as players count them: such journals read and resume
+//! as ever, going on from their last step. Other observations are `"draw"`,
 //! `"call"` (with `"by"`) and `"roll"`; a table too spread out for a grid
 //! (a misread far-off card) is `{"obs":N,"cells":[[col,row,"wN"],...]}`.
 //! A table whose cells hide cards under their top ones (the mock device's

@@ -25,7 +25,10 @@ use crate::table::Beneath;
 
 /// One judged step, as each output receives it.
 pub struct Judged<'a> {
-    /// The step number: observations of one game count from 0.
+    /// The step number: the judged observations of one game count from 0
+    /// (people are shown it from 1: see [`Event::shown_step`]). A live
+    /// input's busy frames are no step (see [`Session::input`]); a
+    /// script's busy steps are, as its step numbers are the script's.
     pub step: usize,
     pub observation: &'a Observation,
     /// The cards under each cell's top card, where the input knows them
@@ -246,19 +249,32 @@ impl Session {
         result.map(|()| events)
     }
 
-    /// Takes one report of a live input: an observation is judged, health
-    /// and notes are passed on, the end finishes the session.
+    /// Hands over the table, from a live input: said to every output as
+    /// its health, and no step. Players count the tables they made, not
+    /// the frames a hand was in (a camera game's steps would read 0, 2,
+    /// 4, ...), and the referee has nothing to judge in it. Nothing is
+    /// journaled: a resumed game needs only the tables.
+    pub fn busy(&mut self, local: &mut dyn Output) {
+        self.health(&Health::Busy, local);
+    }
+
+    fn health(&mut self, health: &Health, local: &mut dyn Output) {
+        for o in &mut self.outputs {
+            o.health(health);
+        }
+        local.health(health);
+    }
+
+    /// Takes one report of a live input: an observation is judged (a busy
+    /// table is only health: see [`Session::busy`]), health and notes are
+    /// passed on, the end finishes the session.
     pub fn input(&mut self, event: LiveEvent, local: &mut dyn Output) -> Result<Flow, OutputError> {
         match event {
+            LiveEvent::Observation(Observation::Busy) => self.busy(local),
             LiveEvent::Observation(obs) => {
                 self.observe(&obs, &Beneath::new(), local)?;
             }
-            LiveEvent::Health(h) => {
-                for o in &mut self.outputs {
-                    o.health(&h);
-                }
-                local.health(&h);
-            }
+            LiveEvent::Health(h) => self.health(&h, local),
             LiveEvent::Note(n) => {
                 for o in &mut self.outputs {
                     o.note(&n);
@@ -478,6 +494,44 @@ wP
                 "lights finish 0",
                 "view finish 0",
             ]
+        );
+    }
+
+    #[test]
+    fn a_live_inputs_busy_frames_are_health_and_no_step() {
+        // A camera sends busy between tables; players count the tables.
+        let script = Script::parse("game.toml", GAME).unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut session = Session::new(referee_for(&script).unwrap())
+            .with_output(Box::new(tape("journal", &log, None)));
+        let mut local = tape("view", &log, None);
+        session.start(&mut local).unwrap();
+        for obs in script.observations() {
+            session
+                .input(LiveEvent::Observation(Observation::Busy), &mut local)
+                .unwrap();
+            if !matches!(obs, Observation::Busy) {
+                session
+                    .input(LiveEvent::Observation(obs.clone()), &mut local)
+                    .unwrap();
+            }
+        }
+        assert_eq!(session.next_step(), 2, "two tables, two steps");
+        let got = log.lock().unwrap().clone();
+        let steps: Vec<&String> = got.iter().filter(|l| l.contains(" step ")).collect();
+        assert_eq!(
+            steps,
+            [
+                "journal step 0 1",
+                "view step 0 1",
+                "journal step 1 1",
+                "view step 1 1"
+            ]
+        );
+        assert_eq!(
+            got.iter().filter(|l| l.ends_with("health Busy")).count(),
+            2 * 3,
+            "every busy frame is said as health, to every output: {got:?}"
         );
     }
 

@@ -41,8 +41,11 @@ pub struct Shown {
     pub banners: Vec<Banner>,
     /// The last table seen, in the board's frame.
     pub observed: Option<Table>,
-    /// The step last judged.
+    /// The step last judged (0-based, as the event stream counts).
     pub step: usize,
+    /// How many steps were judged: the last one as people count it, from
+    /// 1 (0 before the first).
+    pub steps: usize,
     /// The input has ended: nothing more will come.
     pub input_ended: bool,
 }
@@ -118,13 +121,14 @@ impl Shown {
 
     /// A table seen at `step`, moved onto the board by `offset`.
     pub fn seen(&mut self, step: usize, table: &Table, offset: Cell) {
-        self.step = step;
+        self.at_step(step);
         self.observed = Some(table.shifted(offset));
     }
 
     /// The step judged, whether or not it said anything.
     pub fn at_step(&mut self, step: usize) {
         self.step = step;
+        self.steps = step + 1;
     }
 
     /// The input has ended.

@@ -157,7 +157,9 @@ function draw(s) {
   const status = document.getElementById("status");
   const state = s.over ? "over" : s.input_ended ? "ended" : "live";
   status.className = "status " + state;
-  status.textContent = s.over ? "game over" : s.input_ended ? "input ended · step " + s.step : "live · step " + s.step;
+  // Steps as players count them, from 1; none before the first table.
+  const steps = s.steps > 0 ? " · step " + s.steps : "";
+  status.textContent = s.over ? "game over" : (s.input_ended ? "input ended" : "live") + steps;
 }
 
 function connect() {

@@ -151,6 +151,7 @@ impl Tracker {
             "input_ended": shown.input_ended,
             "players": shown.players,
             "step": shown.step,
+            "steps": shown.steps,
             "chessboard": panel.chessboard,
             "area": panel.limit.map(|(a, b)| [[a.col, a.row], [b.col, b.row]]),
             "cells": cells,
