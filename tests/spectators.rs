@@ -786,3 +786,31 @@ fn a_step_judged_reaches_a_real_browsers_page_at_once() {
     drop(page);
     let _ = std::fs::remove_dir_all(&profile);
 }
+
+/// A camera that loses its stream is said on the page, as on the view, and
+/// frames again clear it; the game stands as it was meanwhile.
+#[test]
+fn a_camera_reconnecting_or_stalled_is_said_on_the_page_until_frames_come_again() {
+    use arbiter::input::live::{Health, LiveEvent};
+    let script = Script::load(Path::new(DEMO)).unwrap();
+    let (addr, mut session) = served(&script);
+    step(&mut session, &script, 0);
+    assert!(state(addr)["trouble"].is_null());
+    let why = "camera:http://192.168.1.20:8080/video: nothing came for 8 s";
+    for (health, kind) in [
+        (Health::Stalled("no frame for 3 s".into()), "stalled"),
+        (Health::Reconnecting(why.into()), "reconnecting"),
+    ] {
+        session
+            .input(LiveEvent::Health(health), &mut NoOutput)
+            .unwrap();
+        let s = state(addr);
+        assert_eq!(s["trouble"]["kind"], kind, "{s}");
+        assert_eq!(s["steps"], 1, "the game stands: {s}");
+    }
+    assert_eq!(state(addr)["trouble"]["why"], why);
+    session
+        .input(LiveEvent::Health(Health::Connected), &mut NoOutput)
+        .unwrap();
+    assert!(state(addr)["trouble"].is_null());
+}

@@ -74,6 +74,11 @@ pub enum FrameError {
     /// The source is gone (camera unplugged, directory removed).
     #[error("{0}")]
     Source(String),
+    /// The source lost its device and is trying to get it back (a network
+    /// camera's stream dropped): why, and when it tries next. Frames may
+    /// come again.
+    #[error("{0}")]
+    Reconnecting(String),
 }
 
 /// Anything that yields frames in order.
@@ -524,7 +529,10 @@ type Read = Result<Option<Frame>, FrameError>;
 fn capture(mut source: Box<dyn FrameSource>, frames: SyncSender<Read>) {
     loop {
         let read = source.next_frame();
-        let last = !matches!(read, Ok(Some(_)) | Err(FrameError::Frame(_)));
+        let last = !matches!(
+            read,
+            Ok(Some(_)) | Err(FrameError::Frame(_) | FrameError::Reconnecting(_))
+        );
         if frames.send(read).is_err() || last {
             return;
         }
@@ -589,7 +597,9 @@ fn run(
             Ok(read) => read,
             Err(RecvTimeoutError::Timeout) => {
                 // Said once; the table stays as it was until frames come.
-                if !stalled {
+                // A source already reconnecting has said why it sends
+                // nothing.
+                if !stalled && !matches!(shown, Health::Reconnecting(_)) {
                     stalled = true;
                     let why = format!("no frame for {} s", stall_after.as_secs_f32());
                     shown = Health::Stalled(why.clone());
@@ -602,10 +612,15 @@ fn run(
                 "the frame source stopped without saying why".to_string(),
             )),
         };
-        if stalled && read.is_ok() {
+        if (stalled || matches!(shown, Health::Reconnecting(_))) && read.is_ok() {
+            let said = if stalled {
+                "frames again"
+            } else {
+                "reconnected: frames again"
+            };
             stalled = false;
             shown = Health::Connected;
-            tx.send(LiveEvent::Note("frames again".to_string())).ok()?;
+            tx.send(LiveEvent::Note(said.to_string())).ok()?;
             tx.send(LiveEvent::Health(shown.clone())).ok()?;
         }
         match read {
@@ -688,6 +703,15 @@ fn run(
                 tx.send(LiveEvent::Note(why)).ok()?;
                 tx.send(LiveEvent::Ended).ok()?;
                 return Some(());
+            }
+            // Each failed try is said as the input's health (the view's
+            // status line, the page, the log); the table and the game stay
+            // as they were, and a hand seen before the drop is forgotten.
+            Err(FrameError::Reconnecting(why)) => {
+                stalled = false;
+                prev = None;
+                shown = Health::Reconnecting(why);
+                tx.send(LiveEvent::Health(shown.clone())).ok()?;
             }
         }
     }
@@ -1172,7 +1196,9 @@ mod tests {
                 Ok(Some(f)) => out.push(Ok((f.label, f.at))),
                 Ok(None) => return out,
                 Err(e @ FrameError::Frame(_)) => out.push(Err(e)),
-                Err(FrameError::Source(why)) => panic!("source failed: {why}"),
+                Err(FrameError::Source(why) | FrameError::Reconnecting(why)) => {
+                    panic!("source failed: {why}")
+                }
             }
         }
     }

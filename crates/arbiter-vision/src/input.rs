@@ -1,13 +1,16 @@
 //! The camera inputs as the command line names them: `frames:DIR` (a
-//! recording, one image per frame in name order) and `camera:N` (a webcam,
-//! in builds with the `camera` feature), each recognised and settled into
-//! observations on its own thread.
+//! recording, one image per frame in name order), `camera:N` (a webcam,
+//! in builds with the `camera` feature) and `camera:http://…` (a network
+//! camera's MJPEG stream, in every build), each recognised and settled
+//! into observations on its own thread.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::calibration::Calibration;
 use crate::frames::{self, DirSource, FrameError, FrameSource, FramesConfig, SettleConfig};
+use crate::network::NetworkCamera;
+pub use crate::network::{BadUrl, CameraUrl};
 use crate::recognise::{Faces, Recogniser};
 use crate::templates::DeckModel;
 use crate::watch::Watcher;
@@ -82,6 +85,9 @@ pub enum CameraInput {
     Frames(PathBuf),
     /// `camera:N`: a webcam by number.
     Webcam(u32),
+    /// `camera:http://HOST:PORT/PATH`: a network camera's MJPEG stream (a
+    /// phone's camera app, an IP camera).
+    Network(CameraUrl),
 }
 
 impl std::fmt::Display for CameraInput {
@@ -89,6 +95,7 @@ impl std::fmt::Display for CameraInput {
         match self {
             CameraInput::Frames(dir) => write!(f, "frames:{}", dir.display()),
             CameraInput::Webcam(n) => write!(f, "camera:{n}"),
+            CameraInput::Network(url) => write!(f, "camera:{url}"),
         }
     }
 }
@@ -98,6 +105,7 @@ pub fn open(input: &CameraInput, cfg: &VisionConfig) -> Result<Live, OpenError> 
     let source: Box<dyn FrameSource> = match input {
         CameraInput::Frames(dir) => Box::new(DirSource::open(dir, cfg.fps)?),
         CameraInput::Webcam(index) => camera(*index)?,
+        CameraInput::Network(url) => Box::new(NetworkCamera::open(url)?),
     };
     let recogniser = recogniser(cfg.deck.as_deref(), cfg.calibration.as_deref())?;
     let settle = SettleConfig {

@@ -19,6 +19,7 @@ pub mod frames;
 mod grow;
 pub mod input;
 pub mod lattice;
+pub mod network;
 mod outline;
 pub mod photo;
 pub mod pipeline;

@@ -159,7 +159,12 @@ function draw(s) {
   status.className = "status " + state;
   // Steps as players count them, from 1; none before the first table.
   const steps = s.steps > 0 ? " · step " + s.steps : "";
-  status.textContent = s.over ? "game over" : (s.input_ended ? "input ended" : "live") + steps;
+  // A camera in trouble says so (the view's status line says the same).
+  const trouble = !s.over && !s.input_ended && s.trouble ? s.trouble : null;
+  const now = trouble ? (trouble.kind === "reconnecting" ? "camera lost, reconnecting" : "camera stalled") : null;
+  if (trouble) status.className = "status connecting";
+  status.textContent = s.over ? "game over" : (s.input_ended ? "input ended" : now || "live") + steps;
+  status.title = trouble ? trouble.why : "";
 }
 
 function connect() {

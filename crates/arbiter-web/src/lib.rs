@@ -45,6 +45,7 @@ use futures_util::stream::{self, Stream};
 use tokio::sync::broadcast;
 
 use arbiter_core::event::Event;
+use arbiter_core::live::Health;
 use arbiter_core::observation::Observation;
 use arbiter_core::referee::AnyReferee;
 use arbiter_core::session::{Judged, Output, OutputError};
@@ -105,6 +106,14 @@ impl Hub {
         let _ = tx.send(Message::State(state));
     }
 
+    /// A new state with no events (the input's health changed).
+    fn publish_state(&self, state: String) {
+        let state: Arc<str> = state.into();
+        *self.state.write().expect("the state lock") = state.clone();
+        let guard = self.history.read().expect("the history lock");
+        let _ = guard.1.send(Message::State(state));
+    }
+
     /// The events so far, and a receiver for everything after them.
     fn subscribe(&self) -> (Vec<Arc<str>>, broadcast::Receiver<Message>) {
         let guard = self.history.read().expect("the history lock");
@@ -116,6 +125,12 @@ impl Hub {
 pub struct WebOutput {
     hub: Arc<Hub>,
     tracker: Tracker,
+    /// The last state published, to publish again when only the input's
+    /// trouble changes.
+    last: Option<serde_json::Value>,
+    /// The input's trouble, if it has one: a camera reconnecting or
+    /// stalled ("reconnecting", why). The badge says so.
+    trouble: Option<(&'static str, String)>,
 }
 
 impl WebOutput {
@@ -127,8 +142,18 @@ impl WebOutput {
         referee: &dyn AnyReferee,
     ) {
         self.tracker.take(step, events, seen, referee);
-        let state = self.tracker.state(referee).to_string();
-        self.hub.publish(events, state, referee.record());
+        let mut state = self.tracker.state(referee);
+        state["trouble"] = self.trouble_json();
+        self.hub
+            .publish(events, state.to_string(), referee.record());
+        self.last = Some(state);
+    }
+
+    fn trouble_json(&self) -> serde_json::Value {
+        match &self.trouble {
+            Some((kind, why)) => serde_json::json!({ "kind": kind, "why": why }),
+            None => serde_json::Value::Null,
+        }
     }
 }
 
@@ -150,6 +175,26 @@ impl Output for WebOutput {
     /// A resumed game's history: the page shows the game as it stands.
     fn replayed(&mut self, j: &Judged<'_>) {
         let _ = self.judged(j);
+    }
+
+    /// A camera that stalls or reconnects is said on the page's badge, as
+    /// on the view's status line; frames again clear it.
+    fn health(&mut self, health: &Health) {
+        let trouble = match health {
+            Health::Reconnecting(why) => Some(("reconnecting", why.clone())),
+            Health::Stalled(why) => Some(("stalled", why.clone())),
+            Health::Connected | Health::Busy | Health::Unreadable => None,
+            Health::Ended => return,
+        };
+        if trouble == self.trouble {
+            return;
+        }
+        self.trouble = trouble;
+        let trouble = self.trouble_json();
+        if let Some(state) = self.last.as_mut() {
+            state["trouble"] = trouble;
+            self.hub.publish_state(state.to_string());
+        }
     }
 
     fn finished(
@@ -232,6 +277,8 @@ pub fn serve_within(addr: &str, limits: Limits) -> Result<(Spectators, WebOutput
         WebOutput {
             hub,
             tracker: Tracker::default(),
+            last: None,
+            trouble: None,
         },
     ))
 }

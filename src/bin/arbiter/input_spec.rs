@@ -20,7 +20,8 @@ pub enum InputSpec {
 }
 
 /// What an `--input` says when it names nothing this build reads.
-const KINDS: &str = "mock, script:FILE, serial:PORT, frames:DIR or camera:N";
+const KINDS: &str =
+    "mock, script:FILE, serial:PORT, frames:DIR, camera:N or camera:http://HOST:PORT/PATH";
 
 /// An `--input` that names no input.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -29,8 +30,13 @@ pub enum BadInput {
     NoKind,
     #[error("{0}: name where, such as {0}:…")]
     NoPlace(String),
-    #[error("name the camera by number, such as camera:0, not {0:?}")]
+    #[error(
+        "name the camera by number, such as camera:0, or by its stream's address, such as \
+         camera:http://192.168.1.20:8080/video, not {0:?}"
+    )]
     CameraNumber(String),
+    #[error(transparent)]
+    CameraUrl(#[from] arbiter::input::vision::BadUrl),
     #[error("unknown input kind {0:?} (this build reads {KINDS})")]
     UnknownKind(String),
 }
@@ -52,6 +58,9 @@ impl FromStr for InputSpec {
             "script" => Ok(InputSpec::Script(place.into())),
             "serial" => Ok(InputSpec::Serial(place.into())),
             "frames" => Ok(InputSpec::Camera(CameraInput::Frames(place.into()))),
+            "camera" if place.contains("://") => Ok(InputSpec::Camera(CameraInput::Network(
+                place.parse::<arbiter::input::vision::CameraUrl>()?,
+            ))),
             "camera" => place
                 .parse()
                 .map(|n| InputSpec::Camera(CameraInput::Webcam(n)))
