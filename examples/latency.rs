@@ -15,6 +15,11 @@
 //!   saves.
 //! - `--keep DIR`: keep each surface's frames in `DIR/<surface>/` (to
 //!   read one again with `arbiter recognise`).
+//! - `--via frames,http`: how the frames reach arbiter (default both, a
+//!   row each): `frames` replays the folder (`frames:DIR --realtime`);
+//!   `http` serves the same frames at the same rate from a loopback MJPEG
+//!   server, as a phone's camera app does (`camera:http://…`), so the two
+//!   rows differ by what the network input costs.
 //! - `--deck NAME`: the deck filmed (default `printed`; `stand-in`,
 //!   `letters`, `silhouette`, `outline` are learned from their faces in
 //!   `fixtures/decks/`, as `arbiter deck learn` would).
@@ -80,6 +85,7 @@ struct Options {
     keep: Option<PathBuf>,
     whole: bool,
     deck: FixtureDeck,
+    via: Vec<String>,
 }
 
 fn options() -> Result<Options, String> {
@@ -91,6 +97,7 @@ fn options() -> Result<Options, String> {
         keep: None,
         whole: false,
         deck: FixtureDeck::Printed,
+        via: vec!["frames".into(), "http".into()],
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -105,6 +112,7 @@ fn options() -> Result<Options, String> {
                 o.settle = Duration::from_millis(ms);
             }
             "--whole" => o.whole = true,
+            "--via" => o.via = value()?.split(',').map(String::from).collect(),
             "--keep" => o.keep = Some(PathBuf::from(value()?)),
             "--deck" => {
                 let name = value()?;
@@ -142,7 +150,7 @@ fn main() -> Result<(), String> {
         o.fps,
         o.settle.as_millis()
     );
-    println!("surface      tables  read  judged  median     p95   worst  flags (script's)");
+    println!("surface      via     tables  read  judged  median     p95   worst  flags (script's)");
     for name in &o.surfaces {
         let kind = surface_kind(name)?;
         let mut frames = film(&script, &how);
@@ -155,11 +163,13 @@ fn main() -> Result<(), String> {
         };
         let _ = std::fs::remove_dir_all(&dir);
         write_frames(&dir, &frames, o.deck).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let measured = measure(&script, &dir, &frames, &o)?;
+        for via in &o.via {
+            let measured = measure(&script, &dir, &frames, &o, via)?;
+            print_row(name, via, &measured);
+        }
         if o.keep.is_none() {
             let _ = std::fs::remove_dir_all(&dir);
         }
-        print_row(name, &measured);
     }
     Ok(())
 }
@@ -201,6 +211,7 @@ fn measure(
     dir: &Path,
     frames: &[(Table, SceneParams)],
     o: &Options,
+    via: &str,
 ) -> Result<Measured, String> {
     // The first frame of each still spell: the move's last card lies still.
     let spells: Vec<(usize, &Table)> = frames
@@ -230,8 +241,23 @@ fn measure(
         whole_frames: o.whole,
         ..VisionConfig::default()
     };
-    let started = Instant::now();
-    let live = open(&CameraInput::Frames(dir.to_path_buf()), &cfg).map_err(|e| e.to_string())?;
+    let (live, started) = match via {
+        "frames" => {
+            let started = Instant::now();
+            let input = CameraInput::Frames(dir.to_path_buf());
+            (open(&input, &cfg).map_err(|e| e.to_string())?, started)
+        }
+        "http" => {
+            let (url, first_sent) = serve_mjpeg(dir, o.fps)?;
+            let input = CameraInput::Network(url.parse().map_err(|e| format!("{e}"))?);
+            let live = open(&input, &cfg).map_err(|e| e.to_string())?;
+            let started = first_sent
+                .recv_timeout(Duration::from_secs(10))
+                .map_err(|_| "the loopback camera sent no frame".to_string())?;
+            (live, started)
+        }
+        other => return Err(format!("--via {other}: frames or http")),
+    };
     // Each observation as it reaches the referee, in step order.
     let observed: Arc<Mutex<Vec<Observation>>> = Arc::default();
     let (tx, rx) = mpsc::channel();
@@ -276,7 +302,9 @@ fn measure(
     let mut latencies = vec![None; spells.len()];
     let mut read = 0;
     let mut next_spell = 0;
-    for (step, obs) in observed.iter().enumerate() {
+    // A live input's busy frames are no step.
+    let judged = observed.iter().filter(|o| !matches!(o, Observation::Busy));
+    for (step, obs) in judged.enumerate() {
         let Observation::Table(t) = obs else {
             continue;
         };
@@ -321,13 +349,65 @@ fn measure(
     })
 }
 
-fn print_row(name: &str, m: &Measured) {
+/// Serves the recording in `dir` once, frame by frame at `fps`, as a
+/// phone's camera app serves its stream (`multipart/x-mixed-replace`) on
+/// a loopback port, then closes the stream; its address, and when the
+/// first frame was sent.
+fn serve_mjpeg(dir: &Path, fps: f32) -> Result<(String, mpsc::Receiver<Instant>), String> {
+    use std::net::TcpListener;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jpg"))
+        .collect();
+    files.sort();
+    let frames: Vec<Vec<u8>> = files
+        .iter()
+        .map(std::fs::read)
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    let url = format!(
+        "http://{}/video",
+        listener.local_addr().map_err(|e| e.to_string())?
+    );
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || -> io::Result<()> {
+        let (mut conn, _) = listener.accept()?;
+        let mut request = [0u8; 1024];
+        let _ = io::Read::read(&mut conn, &mut request)?;
+        conn.set_nodelay(true)?;
+        write!(
+            conn,
+            "HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=frame\r\n\r\n"
+        )?;
+        let first = Instant::now();
+        let _ = tx.send(first);
+        for (i, jpeg) in frames.iter().enumerate() {
+            let due = first + Duration::from_secs_f64(i as f64 / f64::from(fps));
+            if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                std::thread::sleep(wait);
+            }
+            write!(
+                conn,
+                "--frame\r\nContent-Type: image/jpeg\r\nContent-Length: {}\r\n\r\n",
+                jpeg.len()
+            )?;
+            conn.write_all(jpeg)?;
+            conn.write_all(b"\r\n")?;
+        }
+        write!(conn, "--frame--\r\n")
+    });
+    Ok((url, rx))
+}
+
+fn print_row(name: &str, via: &str, m: &Measured) {
     let mut got: Vec<Duration> = m.latencies.iter().flatten().copied().collect();
     got.sort();
     let ms = |d: Option<&Duration>| d.map_or("-".to_string(), |d| format!("{} ms", d.as_millis()));
     let p95 = got.get((got.len() * 95).div_ceil(100).saturating_sub(1));
     println!(
-        "{name:<12} {:>6} {:>5} {:>7} {:>7} {:>7} {:>7}  {} ({})",
+        "{name:<12} {via:<7} {:>6} {:>5} {:>7} {:>7} {:>7} {:>7}  {} ({})",
         m.latencies.len(),
         m.read,
         got.len(),

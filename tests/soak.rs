@@ -120,7 +120,8 @@ fn a_soak_plays_the_same_games_on_one_thread_or_two_and_in_parts() {
     );
 }
 
-/// Issue 59's two findings, each still explained as docs/referee.md says.
+/// Issue 59's findings, each still explained as docs/referee.md or its
+/// regression script says.
 #[test]
 fn the_soak_findings_stay_mended() {
     use arbiter_core::games::enochian::{Mode, Options};
@@ -162,4 +163,20 @@ fn the_soak_findings_stay_mended() {
         let r = soak::soak_range("enprise", 1, k..k + 1, &[2, 3, 4], 1);
         assert!(r.ok(), "{}\n{}", soak::row(&r), r.failures.join("\n"));
     }
+
+    // The 25,000-game Enochian soak's finding (seed 4), game 5699 (game
+    // seed 8709371129873696407), step 161: Yellow's queen lifted from e6
+    // and set down on h5, one card moved, read as the privileged pawn's
+    // g5-h5=Q left unfinished (two mends on cards nobody touched). A table
+    // that shows one card moved is that attempted move: `illegal_move`
+    // (EN-MOV-2) at e6 and h5
+    // (fixtures/regressions/rules/enochian-one-card-moved-is-that-move.toml).
+    let r = soak::soak_range("enochian", 4, 5699..5700, &[2, 3, 4], 1);
+    assert!(r.ok(), "{}\n{}", soak::row(&r), r.failures.join("\n"));
+    assert_eq!(
+        r.mistakes.get("illegal_move"),
+        Some(&(1, 1)),
+        "{}",
+        soak::row(&r)
+    );
 }

@@ -6,7 +6,9 @@
 //! owed steps made on their own, the previous army changing its mind (or
 //! taking its move back), part of a legal move (`incomplete_action`), or
 //! one piece's attempt that the rules forbid, explained by the rule it
-//! breaks. Anything else is `unexplained`.
+//! breaks. Anything else is `unexplained`. A table that shows one card
+//! moved is that attempt: it reads as part of another move only where that
+//! reading asks to mend no square the table left as it was.
 
 use super::rules::{
     self, COLOURS, Move, Sq, TITLES, Unit, army_of, cell_of, enemies, piece_title, roll_allows,
@@ -72,10 +74,38 @@ pub(super) fn judge(g: &Enochian, changes: &[Change]) -> Verdict<Enochian> {
             return Verdict::Advance { game, events };
         }
     }
-    if let Some(f) = partial(g, &obs, &start) {
+    if let Some(f) = partial(g, &obs, &start, lone_move(&obs, &start)) {
         return Verdict::Flag(f);
     }
     Verdict::Flag(explain(g, &obs, &start))
+}
+
+/// The one card the table shows lifted from a square and set down on
+/// another, when nothing else changed but cards taken off that other
+/// square (a capture's victim): the move the players attempted.
+fn lone_move(obs: &Board, start: &Board) -> Option<(Sq, Sq)> {
+    let squares: Vec<Sq> = rules::bits(changed(obs, start)).collect();
+    let &[a, b] = squares.as_slice() else {
+        return None;
+    };
+    [(a, b), (b, a)].into_iter().find(|&(f, t)| {
+        let (was_f, now_f) = (cards(start[f as usize]), cards(obs[f as usize]));
+        let (was_t, now_t) = (cards(start[t as usize]), cards(obs[t as usize]));
+        let gone: Vec<Card> = was_f
+            .iter()
+            .copied()
+            .filter(|c| !now_f.contains(c))
+            .collect();
+        let come: Vec<Card> = now_t
+            .iter()
+            .copied()
+            .filter(|c| !was_t.contains(c))
+            .collect();
+        let [card] = gone.as_slice() else {
+            return false;
+        };
+        come == [*card] && now_f.iter().all(|c| was_f.contains(c))
+    })
 }
 
 /// The actions among `events`.
@@ -227,7 +257,15 @@ fn mover_cards(g: &Enochian, m: Move) -> (Card, Card) {
 
 /// A legal move carried out only in part: its removals or card swaps (or
 /// the steps owed from the last move) are missing.
-fn partial(g: &Enochian, obs: &Board, start: &Board) -> Option<Flag> {
+///
+/// A table that shows one card moved (`lone`, see [`lone_move`]) is that
+/// attempted move: it is read as another legal move, carried out in part,
+/// only if that reading asks to mend no square the table left as it was.
+/// Such a reading explains one card moved as a move nobody made plus the
+/// steps still missing from it, and would send the players to cards they
+/// never touched; the attempt itself, legal in part or forbidden, names
+/// the one card to mend.
+fn partial(g: &Enochian, obs: &Board, start: &Board, lone: Option<(Sq, Sq)>) -> Option<Flag> {
     let diff = touched(g, obs, start);
     let mut best: Option<(usize, Move, Vec<Sq>, bool)> = None;
     for m in g.allowed_moves() {
@@ -243,6 +281,8 @@ fn partial(g: &Enochian, obs: &Board, start: &Board) -> Option<Flag> {
         let mut missing = Vec::new();
         let mut ok = true;
         let mut owed = false;
+        // A square the table left as it was, still to mend.
+        let mut untouched = false;
         for s in 0..64u8 {
             let (o, r) = (obs[s as usize], after.pos.token(s));
             if o == r || after.lag.iter().any(|&(ls, t)| ls == s && t == o) {
@@ -251,6 +291,7 @@ fn partial(g: &Enochian, obs: &Board, start: &Board) -> Option<Flag> {
             if o == start[s as usize] {
                 missing.push(s);
                 owed |= g.lag.iter().any(|(ls, _)| *ls == s);
+                untouched = true;
                 continue;
             }
             if r == start[s as usize] {
@@ -275,6 +316,10 @@ fn partial(g: &Enochian, obs: &Board, start: &Board) -> Option<Flag> {
                 ok = false;
                 break;
             }
+        }
+        let another = lone.is_some_and(|(f, t)| (m.from, m.to) != (f, t));
+        if another && untouched {
+            continue;
         }
         if ok && !missing.is_empty() && best.as_ref().is_none_or(|(n, ..)| missing.len() < *n) {
             best = Some((missing.len(), m, missing, owed));

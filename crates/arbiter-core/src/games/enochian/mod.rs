@@ -71,8 +71,14 @@
 //!   move carried out in part when the mover (or its promoted card) shows
 //!   on its destination and every other square lies between the start and
 //!   the move's result (what both keep is still there, nothing foreign has
-//!   come). Cells: from, to, then the squares still to mend. A move of a
-//!   piece of another army cites EN-BRD-4 (`wrong_player`).
+//!   come). Cells: from, to, then the squares still to mend. A table that
+//!   shows one card lifted and set down elsewhere (nothing else changed
+//!   but a victim taken off) is read as that card's attempted move: as
+//!   another legal move carried out in part only when that reading asks to
+//!   mend no square the table left as it was (issue 59: the queen e6–h5
+//!   is `illegal_move`, not the privileged pawn's g5–h5=Q unfinished with
+//!   the pawn still on g5). A move of a piece of another army cites
+//!   EN-BRD-4 (`wrong_player`).
 //! - **Owed squares**: a king returning (EN-XCH-3, EN-CTL-3) may move on
 //!   before it was ever put down; its square counts as touched.
 //! - **`exchange` event**: `player` is the accepting army, `card` the king
