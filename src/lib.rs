@@ -7,12 +7,14 @@
 
 pub mod headless;
 pub mod input;
+pub mod speak;
 pub mod tui;
 
 // The layers' crates, under the paths the rest of the code knows:
 // `arbiter::games`, `arbiter::table`, `arbiter::vision::cards`, ...
 pub use arbiter_core::{
-    event, games, journal, observation, referee, replay, script, session, setup, shown, table,
+    event, games, journal, observation, referee, replay, script, session, setup, shown, spoken,
+    table,
 };
 pub use arbiter_vision as vision;
 

@@ -322,6 +322,29 @@ pub enum FlagKind {
 }
 
 impl FlagKind {
+    /// Every kind, in the enum's order: for tests and tools that must
+    /// treat each one (the spoken words' table test).
+    pub const ALL: [FlagKind; 18] = [
+        FlagKind::IllegalPlacement,
+        FlagKind::IllegalMove,
+        FlagKind::WrongCard,
+        FlagKind::WrongPlayer,
+        FlagKind::KingRequired,
+        FlagKind::MissedSwap,
+        FlagKind::MissedFlip,
+        FlagKind::MissedEliminationFlip,
+        FlagKind::Unexplained,
+        FlagKind::Unreadable,
+        FlagKind::MissingMove,
+        FlagKind::IncompleteAction,
+        FlagKind::ImpossibleCard,
+        FlagKind::UncalledCheck,
+        FlagKind::IllegalRemoval,
+        FlagKind::MissingRemoval,
+        FlagKind::ForcedKingMove,
+        FlagKind::DivinationMismatch,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             FlagKind::IllegalPlacement => "illegal_placement",
@@ -643,6 +666,35 @@ mod tests {
         );
         let back = Event::from_json(&serde_json::from_str(&line).unwrap()).unwrap();
         assert_eq!(back, e);
+    }
+
+    /// `FlagKind::ALL` holds every kind once: a kind added to the enum
+    /// does not compile here until it is placed in the list.
+    #[test]
+    fn all_flag_kinds_are_listed_once() {
+        for (i, k) in FlagKind::ALL.into_iter().enumerate() {
+            let at = match k {
+                FlagKind::IllegalPlacement => 0,
+                FlagKind::IllegalMove => 1,
+                FlagKind::WrongCard => 2,
+                FlagKind::WrongPlayer => 3,
+                FlagKind::KingRequired => 4,
+                FlagKind::MissedSwap => 5,
+                FlagKind::MissedFlip => 6,
+                FlagKind::MissedEliminationFlip => 7,
+                FlagKind::Unexplained => 8,
+                FlagKind::Unreadable => 9,
+                FlagKind::MissingMove => 10,
+                FlagKind::IncompleteAction => 11,
+                FlagKind::ImpossibleCard => 12,
+                FlagKind::UncalledCheck => 13,
+                FlagKind::IllegalRemoval => 14,
+                FlagKind::MissingRemoval => 15,
+                FlagKind::ForcedKingMove => 16,
+                FlagKind::DivinationMismatch => 17,
+            };
+            assert_eq!(at, i, "{k:?}");
+        }
     }
 
     #[test]

@@ -21,5 +21,6 @@ pub mod script;
 pub mod session;
 pub mod setup;
 pub mod shown;
+pub mod spoken;
 pub mod table;
 pub mod toml_text;

@@ -64,7 +64,7 @@ pub enum Command {
         #[arg(long, value_name = "SECS")]
         step_delay: Option<f64>,
         #[command(flatten)]
-        serve: ServeArgs,
+        outputs: OutputArgs,
         #[command(flatten)]
         mat: MatArgs,
     },
@@ -259,6 +259,27 @@ pub struct MatArgs {
     pub realtime: bool,
 }
 
+/// The game's outputs beside its own screen or lines, shared by `watch`
+/// and `play`: the spectator page and the voice.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct OutputArgs {
+    #[command(flatten)]
+    pub serve: ServeArgs,
+    #[command(flatten)]
+    pub speak: SpeakArgs,
+}
+
+/// `--speak`: the flags said aloud.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SpeakArgs {
+    /// Say each flag aloud when it is raised ("mended" when it is), checks
+    /// and the game's end, with the system's voice (espeak-ng, else
+    /// speech-dispatcher's spd-say, else macOS's say). Without one, says so
+    /// once and plays on.
+    #[arg(long)]
+    pub speak: bool,
+}
+
 /// `--serve`: the spectator page.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct ServeArgs {
@@ -311,7 +332,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub quiet: bool,
     #[command(flatten)]
-    pub serve: ServeArgs,
+    pub outputs: OutputArgs,
     /// Seed the mock device's random draws (DoubleCross: the `n` key) and
     /// die rolls (Enochian: the `r` key), to deal and roll the same again;
     /// default: from the clock.

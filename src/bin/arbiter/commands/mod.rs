@@ -11,7 +11,7 @@ mod watch;
 
 use anyhow::Result;
 
-use crate::args::{Command, DeckCommand, ServeArgs};
+use crate::args::{Command, DeckCommand, ServeArgs, SpeakArgs};
 
 /// Starts the spectator page if `--serve` asks for it: its output for the
 /// game's session, and a line saying where to look.
@@ -37,6 +37,26 @@ pub fn spectators(serve: &ServeArgs) -> Result<Option<Spectators>> {
     }))
 }
 
+/// The voice if `--speak` asks for it. Where the machine has none, that
+/// is said once, and the game goes on unspoken: a missing voice is no
+/// reason to stop a game.
+pub fn speaker(speak: &SpeakArgs) -> Option<Box<dyn arbiter::session::Output>> {
+    if !speak.speak {
+        return None;
+    }
+    match arbiter::speak::Speaker::system() {
+        Ok(s) => Some(Box::new(s)),
+        Err(e) => {
+            let said = format!("--speak: {e}; the game goes on without speech");
+            // Once on stderr, whatever the log's level or file; the log
+            // (info: a file's, not stderr's) keeps it beside the game.
+            tracing::info!("{said}");
+            eprintln!("arbiter: {said}");
+            None
+        }
+    }
+}
+
 /// The spectator page started: what to tell the players, at length and
 /// for a status line, and the session's output.
 pub struct Spectators {
@@ -54,9 +74,9 @@ pub fn run(command: Command) -> Result<()> {
             journal,
             resume,
             step_delay,
-            serve,
+            outputs,
             mat,
-        } => watch::run(&input, json, journal, resume, step_delay, &serve, &mat),
+        } => watch::run(&input, json, journal, resume, step_delay, &outputs, &mat),
         Command::Export { journal } => {
             print!("{}", arbiter::journal::export(&journal)?);
             Ok(())

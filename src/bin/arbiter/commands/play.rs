@@ -147,10 +147,13 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
     // The page starts before the screen: an address that cannot be served
     // is said plainly, and the game not begun.
     let mut serving = None;
-    if let Some(page) = super::spectators(&args.serve)? {
+    if let Some(page) = super::spectators(&args.outputs.serve)? {
         serving = Some(page.short);
         outputs.push(page.output);
     }
+    // Said before the screen opens: a missing voice is read when the view
+    // closes, and is in the log.
+    outputs.extend(super::speaker(&args.outputs.speak));
     let source = match source {
         Src::Script(s) => Source::Script(ScriptInput::new(*s, delay)),
         Src::Mock => {

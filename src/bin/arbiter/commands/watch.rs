@@ -11,7 +11,7 @@ use arbiter::script::Script;
 
 use super::device;
 use super::replay::{headless, step_delay};
-use crate::args::{MatArgs, ServeArgs};
+use crate::args::{MatArgs, OutputArgs};
 use crate::input_spec::InputSpec;
 use arbiter::session::Output;
 
@@ -21,15 +21,16 @@ pub fn run(
     journal: Option<PathBuf>,
     resume: Option<PathBuf>,
     delay: Option<f64>,
-    serve: &ServeArgs,
+    beside: &OutputArgs,
     mat: &MatArgs,
 ) -> Result<()> {
     let delay = step_delay(delay)?;
     let mut outputs = Vec::new();
-    if let Some(page) = super::spectators(serve)? {
+    if let Some(page) = super::spectators(&beside.serve)? {
         eprintln!("arbiter: {}", page.said);
         outputs.push(page.output);
     }
+    outputs.extend(super::speaker(&beside.speak));
     let path = match input {
         InputSpec::Serial(_) | InputSpec::Camera(_) => {
             return watch_device(input, json, journal, outputs, mat);
