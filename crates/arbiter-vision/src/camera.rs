@@ -406,7 +406,9 @@ mod tests {
         let n = first_missing_index();
         match CameraSource::open(n, (1280, 720), 30) {
             Ok(_) => panic!("camera:{n} opened though /dev/video{n} does not exist"),
-            Err(FrameError::Frame(why)) => panic!("a missing camera is a source error: {why}"),
+            Err(FrameError::Frame(why) | FrameError::Reconnecting(why)) => {
+                panic!("a missing camera is a source error: {why}")
+            }
             Err(FrameError::Source(why)) => assert_eq!(
                 why,
                 format!(
@@ -457,7 +459,7 @@ mod tests {
         assert_eq!(os_error(&busy), Some(EBUSY));
         match open_error(2, &busy) {
             FrameError::Source(why) => assert!(why.contains("/dev/video2 is busy"), "{why}"),
-            FrameError::Frame(why) => panic!("{why}"),
+            FrameError::Frame(why) | FrameError::Reconnecting(why) => panic!("{why}"),
         }
         let gone = NokhwaError::ReadFrameError("No such device (os error 19)".into());
         assert_eq!(os_error(&gone), Some(ENODEV));
@@ -471,7 +473,7 @@ mod tests {
                 why.starts_with("camera:1: /dev/video1 offers no colour capture format"),
                 "{why}"
             ),
-            FrameError::Frame(why) => panic!("{why}"),
+            FrameError::Frame(why) | FrameError::Reconnecting(why) => panic!("{why}"),
         }
         let odd = NokhwaError::ReadFrameError("Stream Not Started".into());
         assert_eq!(os_error(&odd), None);
