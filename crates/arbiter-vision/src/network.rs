@@ -134,8 +134,6 @@ pub struct NetworkCamera {
     frames: u64,
     /// Failed tries since the stream was last lost.
     tries: u32,
-    /// When the stream was lost, if it is; with why.
-    lost: Option<String>,
 }
 
 impl NetworkCamera {
@@ -150,7 +148,6 @@ impl NetworkCamera {
             started: Instant::now(),
             frames: 0,
             tries: 0,
-            lost: None,
         })
     }
 
@@ -158,11 +155,11 @@ impl NetworkCamera {
         format!("camera:{} #{}", self.url, self.frames)
     }
 
-    /// The stream is gone (why): the next call tries again.
+    /// The stream is gone (why): the next call tries again. The why is
+    /// said after the input's name (the view's status line, `watch`'s
+    /// stderr), so it does not repeat the address.
     fn drop_stream(&mut self, why: String) -> FrameError {
         self.stream = None;
-        let why = format!("camera:{}: {why}", self.url);
-        self.lost = Some(why.clone());
         FrameError::Reconnecting(why)
     }
 
@@ -177,7 +174,6 @@ impl NetworkCamera {
             Ok(s) => {
                 self.stream = Some(s);
                 self.tries = 0;
-                self.lost = None;
                 Ok(())
             }
             Err(e) => {
@@ -185,8 +181,7 @@ impl NetworkCamera {
                     .saturating_mul(1 << self.tries.min(8))
                     .min(RECONNECT_MOST);
                 Err(FrameError::Reconnecting(format!(
-                    "camera:{}: {e}; trying again in {:.1} s",
-                    self.url,
+                    "{e}; trying again in {:.1} s",
                     next.as_secs_f32()
                 )))
             }
@@ -208,10 +203,7 @@ impl FrameSource for NetworkCamera {
             self.reconnect()?;
         }
         let Some(parts) = self.stream.as_mut() else {
-            return Err(FrameError::Reconnecting(format!(
-                "camera:{}: not connected",
-                self.url
-            )));
+            return Err(FrameError::Reconnecting("not connected".to_string()));
         };
         match parts.next_part() {
             Ok(bytes) => {
