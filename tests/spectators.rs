@@ -814,3 +814,31 @@ fn a_camera_reconnecting_or_stalled_is_said_on_the_page_until_frames_come_again(
         .unwrap();
     assert!(state(addr)["trouble"].is_null());
 }
+
+/// The page's log reads as the view's: steps from 1, the game's start in
+/// the title and not a line of its own.
+#[test]
+fn the_pages_log_counts_steps_from_one_and_leaves_the_start_to_the_title() {
+    let script = Script::load(Path::new(DEMO)).unwrap();
+    let (addr, mut session) = served(&script);
+    assert_eq!(
+        state(addr)["log"],
+        serde_json::json!([]),
+        "nothing played yet"
+    );
+    assert_eq!(state(addr)["steps"], 0);
+    step(&mut session, &script, 0);
+    let s = state(addr);
+    let log: Vec<&str> = s["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].starts_with("step   1  white places"), "{log:?}");
+    assert_eq!(
+        (s["step"].clone(), s["steps"].clone()),
+        (0.into(), 1.into())
+    );
+}

@@ -142,6 +142,11 @@ impl WebOutput {
         referee: &dyn AnyReferee,
     ) {
         self.tracker.take(step, events, seen, referee);
+        self.send(events, referee);
+    }
+
+    /// The events, and the state as the tracker now has it, to the browsers.
+    fn send(&mut self, events: &[Event], referee: &dyn AnyReferee) {
         let mut state = self.tracker.state(referee);
         state["trouble"] = self.trouble_json();
         self.hub
@@ -159,7 +164,8 @@ impl WebOutput {
 
 impl Output for WebOutput {
     fn started(&mut self, events: &[Event], referee: &dyn AnyReferee) -> Result<(), OutputError> {
-        self.publish(0, events, None, referee);
+        self.tracker.start(events);
+        self.send(events, referee);
         Ok(())
     }
 

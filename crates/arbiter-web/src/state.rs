@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use arbiter_core::event::Event;
+use arbiter_core::event::{Event, EventBody};
 use arbiter_core::referee::AnyReferee;
 use arbiter_core::shown::Shown;
 use arbiter_core::table::Table;
@@ -34,6 +34,11 @@ impl Tracker {
             Some(t) => self.shown.seen(step, t, referee.last_offset()),
             None => self.shown.at_step(step),
         }
+        self.shown.take(events);
+    }
+
+    /// The game's start: its events, and no step judged yet.
+    pub fn start(&mut self, events: &[Event]) {
         self.shown.take(events);
     }
 
@@ -137,10 +142,15 @@ impl Tracker {
             Some(w) => format!("{w} wins"),
             None => "a draw".to_string(),
         });
-        let log: Vec<String> = shown
+        // As the view's log: the game's start is the title, not a line.
+        let played: Vec<&Event> = shown
             .log
             .iter()
-            .skip(shown.log.len().saturating_sub(LOG_LINES))
+            .filter(|e| !matches!(e.body, EventBody::GameStarted { .. }))
+            .collect();
+        let log: Vec<String> = played
+            .iter()
+            .skip(played.len().saturating_sub(LOG_LINES))
             .map(|e| e.to_string())
             .collect();
         json!({
