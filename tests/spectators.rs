@@ -8,6 +8,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -228,20 +229,49 @@ fn bad_requests_are_refused_and_never_touch_the_game() {
 
 /// Reads a server-sent event stream (chunked) and hands each `data:` line
 /// to `each` until it says stop.
-fn read_events(addr: SocketAddr, path: &str, mut each: impl FnMut(&str) -> bool) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    let mut r = BufReader::new(s);
-    let mut line = String::new();
-    // The head.
+fn read_events(addr: SocketAddr, path: &str, each: impl FnMut(&str) -> bool) {
+    read_events_from(open_events(addr, path).0, each);
+}
+
+/// Opens an event stream and reads its head, as a browser's `EventSource`
+/// does: a connection the system resets before any answer (an accept
+/// queue overflowed by a burst of clients) is tried again, a few times.
+/// Gives the stream and how many tries it took past the first.
+fn open_events(addr: SocketAddr, path: &str) -> (BufReader<TcpStream>, usize) {
+    let mut retries = 0;
     loop {
-        line.clear();
-        r.read_line(&mut line).unwrap();
-        if line == "\r\n" {
-            break;
+        let tried = (|| -> std::io::Result<BufReader<TcpStream>> {
+            let mut s = TcpStream::connect(addr)?;
+            s.set_read_timeout(Some(Duration::from_secs(30)))?;
+            write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n")?;
+            let mut r = BufReader::new(s);
+            let mut line = String::new();
+            // The head.
+            loop {
+                line.clear();
+                if r.read_line(&mut line)? == 0 {
+                    return Err(std::io::ErrorKind::UnexpectedEof.into());
+                }
+                if line == "\r\n" {
+                    return Ok(r);
+                }
+            }
+        })();
+        match tried {
+            Ok(r) => return (r, retries),
+            Err(e) if retries < 8 && e.kind() == std::io::ErrorKind::ConnectionReset => {
+                retries += 1;
+                std::thread::sleep(Duration::from_millis(100 * retries as u64));
+            }
+            Err(e) => panic!("{path}: no answer: {e}"),
         }
     }
+}
+
+/// The events of an opened stream, each `data:` line handed to `each`
+/// until it says stop.
+fn read_events_from(mut r: BufReader<TcpStream>, mut each: impl FnMut(&str) -> bool) {
+    let mut line = String::new();
     // Chunks: a size line, the bytes, CRLF.
     let mut pending = String::new();
     loop {
@@ -336,12 +366,18 @@ fn clients_each_get_every_event(n_clients: usize, limits: Option<arbiter_web::Li
     let stalled = TcpStream::connect(addr).unwrap();
     write!(&stalled, "GET /live HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
     let sent_at: Arc<Mutex<Vec<Instant>>> = Arc::new(Mutex::new(Vec::new()));
+    let opened = Arc::new(AtomicUsize::new(0));
+    let retried = Arc::new(AtomicUsize::new(0));
     let clients: Vec<_> = (0..n_clients)
         .map(|_| {
             let n = want.len();
+            let (opened, retried) = (opened.clone(), retried.clone());
             std::thread::spawn(move || {
+                let (stream, retries) = open_events(addr, "/events");
+                retried.fetch_add(retries, Ordering::SeqCst);
+                opened.fetch_add(1, Ordering::SeqCst);
                 let mut got: Vec<(Value, Instant)> = Vec::new();
-                read_events(addr, "/events", |data| {
+                read_events_from(stream, |data| {
                     got.push((serde_json::from_str(data).unwrap(), Instant::now()));
                     got.len() < n
                 });
@@ -349,9 +385,17 @@ fn clients_each_get_every_event(n_clients: usize, limits: Option<arbiter_web::Li
             })
         })
         .collect();
-    // Every client connected before the game starts (they would get the
-    // history otherwise, which is tested by the count alone).
-    std::thread::sleep(Duration::from_millis(300 + 4 * n_clients as u64));
+    // Every client has its stream open before the game starts (they would
+    // get the history otherwise, which is tested by the count alone).
+    let waiting = Instant::now();
+    while opened.load(Ordering::SeqCst) < n_clients {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(60),
+            "only {} of {n_clients} event streams opened in 60 s",
+            opened.load(Ordering::SeqCst)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let mut session = Session::new(referee_for(&script).unwrap()).with_output(Box::new(output));
     let started = Instant::now();
     let mut judging = Vec::new();
@@ -387,7 +431,7 @@ fn clients_each_get_every_event(n_clients: usize, limits: Option<arbiter_web::Li
     eprintln!(
         "spectators: {n_clients} clients, {} events each in {:.0} ms ({:.0} events/s delivered); \
          step to client: median {:?}, 95th percentile {:?}; a step judged and published: median {:?}, \
-         95th {:?} (with no browser: median {:?}, 95th {:?})",
+         95th {:?} (with no browser: median {:?}, 95th {:?}); {} connection(s) reset and tried again",
         want.len(),
         played.as_secs_f64() * 1000.0,
         (want.len() * n_clients) as f64 / played.as_secs_f64(),
@@ -397,6 +441,7 @@ fn clients_each_get_every_event(n_clients: usize, limits: Option<arbiter_web::Li
         pct(&judging, 0.95),
         pct(&alone, 0.5),
         pct(&alone, 0.95),
+        retried.load(Ordering::SeqCst),
     );
     drop(stalled);
 }

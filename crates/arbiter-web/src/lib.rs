@@ -248,8 +248,12 @@ pub fn serve_within(addr: &str, limits: Limits) -> Result<(Spectators, WebOutput
         addr: addr.to_string(),
         why: e.to_string(),
     };
-    let listener = std::net::TcpListener::bind(parsed).map_err(bind_error)?;
-    listener.set_nonblocking(true).map_err(bind_error)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(bind_error)?;
+    let listener = listen(parsed, &runtime).map_err(bind_error)?;
     let local = listener.local_addr().map_err(bind_error)?;
     let (tx, _) = broadcast::channel(CLIENT_BUFFER);
     let hub = Arc::new(Hub {
@@ -258,25 +262,9 @@ pub fn serve_within(addr: &str, limits: Limits) -> Result<(Spectators, WebOutput
         pgn: RwLock::new(None),
     });
     let served = hub.clone();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-        .map_err(bind_error)?;
     std::thread::Builder::new()
         .name("spectators".into())
-        .spawn(move || {
-            runtime.block_on(async move {
-                let listener = match tokio::net::TcpListener::from_std(listener) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        tracing::warn!("spectator page: {e}");
-                        return;
-                    }
-                };
-                guard::serve(listener, router(served), limits).await;
-            })
-        })
+        .spawn(move || runtime.block_on(guard::serve(listener, router(served), limits)))
         .map_err(bind_error)?;
     Ok((
         Spectators { addr: local },
@@ -287,6 +275,34 @@ pub fn serve_within(addr: &str, limits: Limits) -> Result<(Spectators, WebOutput
             trouble: None,
         },
     ))
+}
+
+/// Connections the kernel may hold for the page before it accepts them.
+///
+/// A club's fifty browsers opening the page at once (or the load test's
+/// five hundred) arrive faster than one thread accepts them; past the
+/// queue the kernel drops them, and a browser sees "connection reset".
+/// The standard library listens with a queue of 128; the system caps this
+/// at `net.core.somaxconn`.
+const ACCEPT_QUEUE: u32 = 1024;
+
+/// Binds `addr` with a long accept queue, on `runtime`'s reactor.
+fn listen(
+    addr: SocketAddr,
+    runtime: &tokio::runtime::Runtime,
+) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As the standard library does: a restarted referee takes its port
+    // back at once rather than after the old connections' TIME_WAIT.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    let _reactor = runtime.enter();
+    socket.listen(ACCEPT_QUEUE)
 }
 
 fn router(hub: Arc<Hub>) -> Router {
