@@ -264,6 +264,11 @@ fn a_stream_that_stalls_and_drops_is_waited_for_and_taken_up_again() {
     );
     let stderr = refereed_as_scripted(&out, "a stalling, dropping stream");
     assert!(stderr.contains("stalled: no frame for 3 s"), "{stderr}");
+    assert_eq!(
+        stderr.matches("no frame for 3 s").count(),
+        1,
+        "a stall is said once: {stderr}"
+    );
     assert!(stderr.contains("frames again"), "{stderr}");
     // Said after the input's name, once: "arbiter: camera:http://…/video:
     // reconnecting: the stream ended".

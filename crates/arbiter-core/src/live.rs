@@ -89,13 +89,13 @@ fn log(source: &str, ev: &LiveEvent) {
             "settled table"
         ),
         LiveEvent::Observation(o) => tracing::debug!(source, input = o.kind(), "observation"),
-        // Each attempt is one line to the player already (the view's status
-        // line, `watch`'s stderr): the log keeps them without repeating
-        // them on stderr.
+        // Each attempt, and a stall, is one line to the player already (the
+        // view's status line, `watch`'s stderr): the log keeps them without
+        // repeating them on stderr, which shows warnings.
         LiveEvent::Health(Health::Reconnecting(why)) => {
             tracing::info!(source, why, "device lost, reconnecting")
         }
-        LiveEvent::Health(Health::Stalled(why)) => tracing::warn!(source, why, "stalled"),
+        LiveEvent::Health(Health::Stalled(why)) => tracing::info!(source, why, "stalled"),
         LiveEvent::Health(Health::Ended) | LiveEvent::Ended => tracing::info!(source, "ended"),
         LiveEvent::Health(h) => tracing::debug!(source, health = ?h, "health"),
         LiveEvent::Note(note) => tracing::info!(source, "{note}"),

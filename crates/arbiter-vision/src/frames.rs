@@ -584,6 +584,7 @@ fn run(
     // not on every frame.
     let mut last_note: Option<String> = None;
     let mut stalled = false;
+    let mut unreadable = UnreadableFrames::new(UNREADABLE_SAID_EVERY);
     let mut rate = FrameRate::new();
     // A read taken from the channel while looking for newer frames, not
     // yet handled.
@@ -626,6 +627,9 @@ fn run(
         match read {
             Ok(Some(mut frame)) => {
                 rate.tick(&tx);
+                if let Some(said) = unreadable.summary_due(Instant::now()) {
+                    tx.send(LiveEvent::Note(said)).ok()?;
+                }
                 seen.frames += 1;
                 if cfg.realtime
                     && !live
@@ -687,6 +691,9 @@ fn run(
                 report(obs, &settler, &mut shown)?;
             }
             Ok(None) => {
+                if let Some(said) = unreadable.summary() {
+                    tx.send(LiveEvent::Note(said)).ok()?;
+                }
                 report(settler.finish(), &settler, &mut shown)?;
                 if judged.get() == 0 {
                     tx.send(LiveEvent::Note(seen.why_nothing(&cfg.settle)))
@@ -697,9 +704,14 @@ fn run(
             }
             Err(FrameError::Frame(why)) => {
                 seen.broken += 1;
-                tx.send(LiveEvent::Note(why)).ok()?
+                if let Some(said) = unreadable.frame(why, Instant::now()) {
+                    tx.send(LiveEvent::Note(said)).ok()?
+                }
             }
             Err(FrameError::Source(why)) => {
+                if let Some(said) = unreadable.summary() {
+                    tx.send(LiveEvent::Note(said)).ok()?;
+                }
                 tx.send(LiveEvent::Note(why)).ok()?;
                 tx.send(LiveEvent::Ended).ok()?;
                 return Some(());
@@ -714,6 +726,84 @@ fn run(
                 tx.send(LiveEvent::Health(shown.clone())).ok()?;
             }
         }
+    }
+}
+
+/// How many unreadable frames are said one by one in each
+/// [`UNREADABLE_SAID_EVERY`]; the rest are counted and said together.
+const UNREADABLE_SAID_EACH: usize = 3;
+/// The window over which unreadable frames are limited.
+const UNREADABLE_SAID_EVERY: Duration = Duration::from_secs(10);
+
+/// Keeps a source that spoils every frame (a phone on a weak network
+/// tearing its JPEGs, a webcam's bad captures: fifteen a second) from
+/// burying the log and the view's notes. The first few in a window are
+/// said, each naming its frame (a recording's few bad files are all
+/// named); past those, they are counted and said as one line when the
+/// window ends, at the input's end, or before it fails.
+struct UnreadableFrames {
+    every: Duration,
+    window_from: Option<Instant>,
+    said: usize,
+    held: usize,
+    last_held: Option<String>,
+}
+
+impl UnreadableFrames {
+    fn new(every: Duration) -> UnreadableFrames {
+        UnreadableFrames {
+            every,
+            window_from: None,
+            said: 0,
+            held: 0,
+            last_held: None,
+        }
+    }
+
+    /// One frame that could not be read: what to say now, if anything.
+    fn frame(&mut self, why: String, now: Instant) -> Option<String> {
+        let window = *self.window_from.get_or_insert(now);
+        if now.duration_since(window) >= self.every {
+            // A new window: what the last one held back is said first, and
+            // this frame is counted with it so that one line says both.
+            self.held += 1;
+            self.last_held = Some(why);
+            let said = self.summary();
+            self.window_from = Some(now);
+            self.said = 1;
+            return said;
+        }
+        if self.said < UNREADABLE_SAID_EACH {
+            self.said += 1;
+            return Some(why);
+        }
+        self.held += 1;
+        self.last_held = Some(why);
+        None
+    }
+
+    /// The held-back count, once its window has passed.
+    fn summary_due(&mut self, now: Instant) -> Option<String> {
+        let window = self.window_from?;
+        if self.held > 0 && now.duration_since(window) >= self.every {
+            let said = self.summary();
+            self.window_from = Some(now);
+            return said;
+        }
+        None
+    }
+
+    /// The held-back count now, and a fresh window.
+    fn summary(&mut self) -> Option<String> {
+        self.said = 0;
+        self.window_from = None;
+        let held = std::mem::take(&mut self.held);
+        let last = self.last_held.take()?;
+        Some(if held == 1 {
+            last
+        } else {
+            format!("{held} more frames could not be read; the last: {last}")
+        })
     }
 }
 
@@ -1479,6 +1569,98 @@ mod tests {
                 LiveEvent::Ended,
             ]
         );
+    }
+
+    /// A stream that tears most of its frames: `torn` bad reads, then two
+    /// good frames half a second apart, then the end.
+    struct Tears {
+        read: usize,
+        torn: usize,
+    }
+
+    impl FrameSource for Tears {
+        fn name(&self) -> String {
+            "camera:tears".into()
+        }
+
+        fn next_frame(&mut self) -> Result<Option<Frame>, FrameError> {
+            self.read += 1;
+            if self.read <= self.torn {
+                return Err(FrameError::Frame(format!("#{}: torn", self.read)));
+            }
+            let good = self.read - self.torn;
+            Ok((good <= 2).then(|| Frame {
+                image: RgbImage::from_pixel(4, 4, Rgb(RED)),
+                at: ms(500 * good as u64),
+                label: format!("good #{good}"),
+            }))
+        }
+    }
+
+    /// A hundred torn frames are not a hundred notes: the first few are
+    /// said, naming each, and the rest are counted in one line; the good
+    /// frames after them are judged as ever.
+    #[test]
+    fn a_stream_of_torn_frames_is_said_in_a_few_lines_not_one_a_frame() {
+        let events = collect(spawn(
+            Box::new(Tears { read: 0, torn: 100 }),
+            Box::new(by_colour),
+            FramesConfig::default(),
+        ));
+        let notes: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                LiveEvent::Note(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                "#1: torn",
+                "#2: torn",
+                "#3: torn",
+                "97 more frames could not be read; the last: #100: torn"
+            ],
+            "{events:?}"
+        );
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, LiveEvent::Observation(Observation::Table(_)))),
+            "{events:?}"
+        );
+    }
+
+    /// Each window says its first few and counts the rest; a quiet window
+    /// says nothing; one held-back frame is said as itself.
+    #[test]
+    fn unreadable_frames_are_limited_per_window() {
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let mut u = UnreadableFrames::new(Duration::from_secs(10));
+        let said: Vec<_> = (0..5)
+            .filter_map(|i| u.frame(format!("f{i}"), at(0)))
+            .collect();
+        assert_eq!(said, ["f0", "f1", "f2"]);
+        assert_eq!(u.summary_due(at(5)), None, "within the window");
+        assert_eq!(
+            u.summary_due(at(11)).as_deref(),
+            Some("2 more frames could not be read; the last: f4")
+        );
+        assert_eq!(u.summary_due(at(30)), None, "nothing held");
+        // A new window says its first few again.
+        let said: Vec<_> = (5..9)
+            .filter_map(|i| u.frame(format!("f{i}"), at(31)))
+            .collect();
+        assert_eq!(said, ["f5", "f6", "f7"]);
+        // The held one is said as itself, with the frame that opened the
+        // next window.
+        assert_eq!(
+            u.frame("f9".into(), at(45)).as_deref(),
+            Some("2 more frames could not be read; the last: f9")
+        );
+        assert_eq!(u.summary(), None);
     }
 
     /// A source whose read hangs for a while between two frames (a camera
