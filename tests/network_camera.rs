@@ -308,6 +308,13 @@ fn torn_frames_and_a_100_mb_part_are_said_and_the_game_goes_on() {
     let out = watch(&phone.url(), &[], Duration::from_secs(90));
     let stderr = refereed_as_scripted(&out, "torn frames and a huge part");
     assert!(stderr.contains("not a whole JPEG frame"), "{stderr}");
+    // Named by its number after the input's name, the address said once.
+    let torn = stderr
+        .lines()
+        .find(|l| l.contains("not a whole JPEG frame"))
+        .unwrap();
+    assert_eq!(torn.matches("127.0.0.1").count(), 1, "{torn}");
+    assert!(torn.contains(": frame #"), "{torn}");
     assert!(
         stderr.contains("a part of 100 MB is no camera frame"),
         "{stderr}"

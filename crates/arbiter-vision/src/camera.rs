@@ -155,7 +155,8 @@ impl FrameSource for CameraSource {
             }
             Ok(Err(e)) => {
                 let why = format!(
-                    "{label}: cannot decode {}: {e}",
+                    "frame #{}: cannot decode {}: {e}",
+                    self.captured,
                     buffer.source_frame_format()
                 );
                 return Err(self.failed(why));
@@ -164,7 +165,8 @@ impl FrameSource for CameraSource {
         };
         let Some(image) = image else {
             let why = format!(
-                "{label}: cannot decode {} frame of {} bytes",
+                "frame #{}: cannot decode {} frame of {} bytes",
+                self.captured,
                 buffer.source_frame_format(),
                 buffer.buffer().len()
             );

@@ -210,7 +210,10 @@ impl FrameSource for NetworkCamera {
                 self.frames += 1;
                 let at = self.started.elapsed();
                 let image = decode(&bytes).map_err(|e| {
-                    FrameError::Frame(format!("{}: not a whole JPEG frame: {e}", self.label()))
+                    FrameError::Frame(format!(
+                        "frame #{}: not a whole JPEG frame: {e}",
+                        self.frames
+                    ))
                 })?;
                 Ok(Some(Frame {
                     image,
