@@ -56,6 +56,9 @@ struct Plan {
     no_length: bool,
     /// The delimiter written with the parameter's dashes (`----b`).
     dashed_boundary: bool,
+    /// The `Authorization` header the phone asks for (a login set in the
+    /// app); a request without it is answered 401.
+    login: Option<&'static str>,
 }
 
 /// A loopback MJPEG server serving the recording by `plan`. The scene's
@@ -93,15 +96,16 @@ impl Phone {
     }
 }
 
-/// Reads a request's head, up to its empty line.
-fn read_request(conn: &TcpStream) -> std::io::Result<()> {
+/// Reads a request's head, up to its empty line: its lines.
+fn read_request(conn: &TcpStream) -> std::io::Result<Vec<String>> {
     let mut r = BufReader::new(conn);
-    let mut line = String::new();
+    let mut lines = Vec::new();
     loop {
-        line.clear();
+        let mut line = String::new();
         if r.read_line(&mut line)? == 0 || line == "\r\n" {
-            return Ok(());
+            return Ok(lines);
         }
+        lines.push(line.trim_end().to_string());
     }
 }
 
@@ -111,7 +115,18 @@ fn serve(
     sent: &Mutex<usize>,
     frames: &[Vec<u8>],
 ) -> std::io::Result<()> {
-    read_request(&conn)?;
+    let request = read_request(&conn)?;
+    if let Some(want) = plan.login
+        && !request
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(&format!("authorization: {want}")))
+    {
+        // As IP Webcam answers with a login set.
+        return write!(
+            conn,
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"IP Webcam\"\r\nContent-Length: 0\r\n\r\n"
+        );
+    }
     let boundary = if plan.dashed_boundary {
         "--frame"
     } else {
@@ -227,6 +242,63 @@ fn a_phones_stream_referees_the_demo_to_its_scripts_events() {
     let out = watch(&phone.url(), &[], Duration::from_secs(60));
     let stderr = refereed_as_scripted(&out, "the phone's stream");
     assert_eq!(phone.connections.load(Ordering::SeqCst), 1, "{stderr}");
+}
+
+/// A phone app with a login set: without it, or with a wrong one, the
+/// input fails at once saying so; with it, the game is refereed. The
+/// password is in nothing arbiter writes: not its events, its messages,
+/// its journal.
+#[test]
+fn a_camera_with_a_login_is_read_with_the_one_in_the_address() {
+    // "p@ss word", percent-encoded in the address as a URL writes it.
+    let phone = Phone::start(Plan {
+        login: Some("Basic YWRtaW46cEBzcyB3b3Jk"),
+        ..Plan::default()
+    });
+    let port = phone.port;
+    for (input, says) in [
+        (
+            format!("camera:http://127.0.0.1:{port}/video"),
+            "asks for a login: give it in the address",
+        ),
+        (
+            format!("camera:http://admin:guess@127.0.0.1:{port}/video"),
+            "refused the login in the address (user \"admin\")",
+        ),
+    ] {
+        let out = watch(&input, &[], Duration::from_secs(30));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{input}: {stderr}");
+        assert!(stderr.contains(says), "{input}: {stderr}");
+        assert!(!stderr.contains("guess"), "the password said: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    }
+    let journal = std::env::temp_dir().join(format!("arbiter-login-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&journal);
+    let out = watch(
+        &format!("camera:http://admin:p%40ss%20word@127.0.0.1:{port}/video"),
+        &[
+            "--journal",
+            journal.to_str().unwrap(),
+            "--log-level",
+            "debug",
+        ],
+        Duration::from_secs(60),
+    );
+    let stderr = refereed_as_scripted(&out, "a camera with a login");
+    let written = std::fs::read_to_string(&journal).unwrap();
+    let _ = std::fs::remove_file(&journal);
+    for (what, text) in [
+        ("stderr", stderr.as_str()),
+        ("stdout", &String::from_utf8_lossy(&out.stdout)),
+        ("the journal", written.as_str()),
+    ] {
+        assert!(
+            !text.contains("word") && !text.contains("YWRtaW46"),
+            "the password is in {what}: {text}"
+        );
+    }
+    assert_eq!(phone.connections.load(Ordering::SeqCst), 3, "{stderr}");
 }
 
 #[test]

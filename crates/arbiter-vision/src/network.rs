@@ -23,6 +23,9 @@
 //!   and taken up again.
 //! - The close delimiter (`--BOUNDARY--`) is the camera saying the stream
 //!   is over: the input ends, as a recording's last frame ends it.
+//! - A login in the address (`http://USER:PASSWORD@…`) is sent as HTTP
+//!   Basic, and the password is left out of the address wherever it is
+//!   shown. A camera that asks for a login is answered with what to do.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
@@ -53,14 +56,81 @@ pub const MAX_PART: usize = 16 << 20;
 /// The most bytes of headers (the response's, or a part's).
 const MAX_HEAD: usize = 16 << 10;
 
-/// Where a network camera is: parsed from `http://HOST[:PORT]/PATH`.
+/// Where a network camera is: parsed from
+/// `http://[USER[:PASSWORD]@]HOST[:PORT]/PATH`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CameraUrl {
-    /// As given, for messages.
+    /// As given, for messages, with any password left out: the address is
+    /// the input's name, on the view, the log, the journal and the
+    /// spectator page that strangers read.
     pub text: String,
     host: String,
     port: u16,
     path: String,
+    login: Option<Login>,
+}
+
+/// A camera's login, sent as HTTP Basic (phone apps and most IP cameras
+/// take it; it is plain text on the room's network, as the stream is).
+#[derive(Clone, PartialEq, Eq)]
+struct Login {
+    user: String,
+    password: String,
+}
+
+impl std::fmt::Debug for Login {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Login({:?}, password left out)", self.user)
+    }
+}
+
+impl Login {
+    /// The `Authorization` header's value.
+    fn basic(&self) -> String {
+        use base64::Engine;
+        let pair = format!("{}:{}", self.user, self.password);
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(pair)
+        )
+    }
+}
+
+/// `s` with the password of any `USER:PASSWORD@` left out, for messages.
+fn without_password(s: &str) -> String {
+    let Some(from) = s.find("://").map(|i| i + 3) else {
+        return s.to_string();
+    };
+    let authority_end = s[from..]
+        .find(['/', '?', '#'])
+        .map_or(s.len(), |i| from + i);
+    let Some(at) = s[from..authority_end].rfind('@').map(|i| from + i) else {
+        return s.to_string();
+    };
+    let user = s[from..at].split(':').next().unwrap_or("");
+    format!("{}{user}@{}", &s[..from], &s[at + 1..])
+}
+
+/// `%XX` escapes decoded, as a URL's user and password are written
+/// (`p%40ss` for `p@ss`); anything else kept as it is.
+fn percent_decoded(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// An address that is no network camera's.
@@ -78,30 +148,42 @@ impl std::str::FromStr for CameraUrl {
     type Err = BadUrl;
 
     fn from_str(s: &str) -> Result<CameraUrl, BadUrl> {
+        let said = without_password(s);
         let uri: http::Uri = s
             .parse()
-            .map_err(|e: http::uri::InvalidUri| BadUrl::Parse(s.into(), e.to_string()))?;
+            .map_err(|e: http::uri::InvalidUri| BadUrl::Parse(said.clone(), e.to_string()))?;
         match uri.scheme_str() {
             Some("http") => {}
-            Some(other) => return Err(BadUrl::Scheme(s.into(), format!("{other}://"))),
-            None => return Err(BadUrl::Scheme(s.into(), "an address without one".into())),
+            Some(other) => return Err(BadUrl::Scheme(said, format!("{other}://"))),
+            None => return Err(BadUrl::Scheme(said, "an address without one".into())),
         }
         let host = uri
             .host()
             .filter(|h| !h.is_empty())
-            .ok_or_else(|| BadUrl::NoHost(s.into()))?;
+            .ok_or_else(|| BadUrl::NoHost(said.clone()))?;
+        let login = uri
+            .authority()
+            .and_then(|a| a.as_str().rsplit_once('@'))
+            .map(|(userinfo, _)| {
+                let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+                Login {
+                    user: percent_decoded(user),
+                    password: percent_decoded(password),
+                }
+            });
         // `[::1]` is written bracketed in a URI, bare to the resolver.
         let host = host
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_string();
         Ok(CameraUrl {
-            text: s.to_string(),
+            text: said,
             host,
             port: uri.port_u16().unwrap_or(80),
             path: uri
                 .path_and_query()
                 .map_or("/".to_string(), |p| p.as_str().to_string()),
+            login,
         })
     }
 }
@@ -297,9 +379,14 @@ impl Parts {
         };
         // HTTP/1.1 with the connection closed at the end: a stream that
         // comes chunked is read as such.
+        let authorization = url
+            .login
+            .as_ref()
+            .map(|l| format!("Authorization: {}\r\n", l.basic()))
+            .unwrap_or_default();
         write!(
             tcp,
-            "GET {} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: arbiter/{}\r\nAccept: multipart/x-mixed-replace, image/jpeg\r\nConnection: close\r\n\r\n",
+            "GET {} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: arbiter/{}\r\nAccept: multipart/x-mixed-replace, image/jpeg\r\n{authorization}Connection: close\r\n\r\n",
             url.path,
             env!("CARGO_PKG_VERSION")
         )
@@ -321,6 +408,15 @@ impl Parts {
             }
         }
         let code = response.code.unwrap_or(0);
+        if code == 401 {
+            let asks = response
+                .headers
+                .iter()
+                .filter(|h| h.name.eq_ignore_ascii_case("www-authenticate"))
+                .map(|h| String::from_utf8_lossy(h.value).trim().to_ascii_lowercase())
+                .collect::<Vec<_>>();
+            return Err(refused_login(url.login.as_ref(), &asks));
+        }
         if code != 200 {
             return Err(format!(
                 "the server answered {code} {}: is the path right? (a phone app shows its stream's address)",
@@ -490,6 +586,26 @@ fn describe_read(e: &io::Error) -> String {
             format!("nothing came for {} s", READ_IDLE.as_secs())
         }
         _ => format!("the stream broke: {e}"),
+    }
+}
+
+/// What to say when the camera answers 401, by what it asks for
+/// (`WWW-Authenticate`, lowercased) and what the address gave.
+fn refused_login(login: Option<&Login>, asks: &[String]) -> String {
+    let basic = asks.is_empty() || asks.iter().any(|a| a.starts_with("basic"));
+    match login {
+        _ if !basic => format!(
+            "the camera asks for a login arbiter does not speak ({}): allow Basic login, or none, in its settings",
+            asks.iter()
+                .map(|a| a.split_whitespace().next().unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => "the camera asks for a login: give it in the address, as http://USER:PASSWORD@HOST:PORT/PATH".to_string(),
+        Some(l) => format!(
+            "the camera refused the login in the address (user {:?}): check the user and password the app or camera shows",
+            l.user
+        ),
     }
 }
 
@@ -758,6 +874,76 @@ mod tests {
             "http:// x".parse::<CameraUrl>(),
             Err(BadUrl::Parse(..))
         ));
+    }
+
+    /// A login in the address is sent as Basic, and its password is in
+    /// no message, no name and no debug print.
+    #[test]
+    fn a_login_in_the_address_is_sent_and_never_shown() {
+        let u: CameraUrl = "http://admin:p%40ss:w0rd@192.168.1.20:8080/video"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            (u.host.as_str(), u.port, u.path.as_str()),
+            ("192.168.1.20", 8080, "/video")
+        );
+        let login = u.login.clone().unwrap();
+        assert_eq!(
+            (login.user.as_str(), login.password.as_str()),
+            ("admin", "p@ss:w0rd")
+        );
+        assert_eq!(u.text, "http://admin@192.168.1.20:8080/video");
+        assert_eq!(u.to_string(), u.text);
+        assert!(!format!("{u:?}").contains("w0rd"), "{u:?}");
+        // RFC 7617's example.
+        let aladdin = Login {
+            user: "Aladdin".into(),
+            password: "open sesame".into(),
+        };
+        assert_eq!(aladdin.basic(), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
+        // A user alone, and no login.
+        let u: CameraUrl = "http://viewer@cam.local/video".parse().unwrap();
+        assert_eq!(u.login.unwrap().password, "");
+        assert_eq!(
+            "http://cam.local/video".parse::<CameraUrl>().unwrap().login,
+            None
+        );
+        // An address refused still keeps the password to itself.
+        let refused = "https://admin:secret@cam.local/"
+            .parse::<CameraUrl>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            !refused.contains("secret") && refused.contains("admin@cam.local"),
+            "{refused}"
+        );
+        assert_eq!(without_password("http://a:b@h:1/p@q"), "http://a@h:1/p@q");
+        assert_eq!(without_password("http://h/p@q"), "http://h/p@q");
+        assert_eq!(percent_decoded("50%"), "50%");
+    }
+
+    #[test]
+    fn a_refused_login_says_what_to_do() {
+        let asks = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(
+            refused_login(None, &asks(&["basic realm=\"ip webcam\""]))
+                .contains("give it in the address")
+        );
+        assert!(refused_login(None, &[]).contains("give it in the address"));
+        let l = Login {
+            user: "admin".into(),
+            password: "x".into(),
+        };
+        let said = refused_login(Some(&l), &asks(&["basic realm=\"cam\""]));
+        assert!(
+            said.contains("refused the login") && said.contains("\"admin\""),
+            "{said}"
+        );
+        let said = refused_login(Some(&l), &asks(&["digest realm=\"cam\", nonce=\"1\""]));
+        assert!(
+            said.contains("(digest)") && said.contains("allow Basic"),
+            "{said}"
+        );
     }
 
     #[test]
