@@ -17,7 +17,8 @@ use std::sync::{Mutex, OnceLock};
 
 use arbiter::deck::print::{back, face};
 use arbiter::table::{Card, Cell, Table, Token};
-use arbiter::vision::cards::{Identify, detect, rectify};
+use arbiter::vision::cards::{Identify, rectify};
+use arbiter::vision::finder::detect;
 use arbiter::vision::recognise::{Faces, Reader, Recogniser};
 use arbiter::vision::templates::DeckModel;
 use arbiter::vision::watch::{Look, Watcher};

@@ -7,7 +7,8 @@
 //! the accuracy report down to its cause:
 //! `cargo run --release --example probe_frame -- decks 14` (and a frame of
 //! `accuracy --unseen 2`: `-- decks 14 2`).
-use arbiter::vision::cards::{Identify, find};
+use arbiter::vision::cards::Identify;
+use arbiter::vision::finder::find;
 use arbiter_testkit::fixtures::tables::{DeckModels, factors, render_frame, table_sets_seeded};
 use image::{Rgb, RgbImage};
 

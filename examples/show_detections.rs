@@ -5,7 +5,8 @@
 
 use std::path::PathBuf;
 
-use arbiter::vision::cards::{Identify, detect_with, rectify};
+use arbiter::vision::cards::{Identify, rectify};
+use arbiter::vision::finder::detect_with;
 use arbiter::vision::templates::DeckModel;
 use image::Rgb;
 

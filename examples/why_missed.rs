@@ -8,7 +8,8 @@
 //! `cargo run --release --example why_missed` (about 60 s).
 use std::collections::BTreeMap;
 
-use arbiter::vision::cards::{Detected, Identify, find};
+use arbiter::vision::cards::{Detected, Identify};
+use arbiter::vision::finder::find;
 use arbiter_testkit::fixtures::tables::{DeckModels, rendered_frames};
 
 #[derive(Default)]

@@ -317,7 +317,7 @@ fn collinear(p: &Placement) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cards::detect;
+    use crate::finder::detect;
     use crate::lattice::tests::{Synthetic, base, card_image, cloth, score, score_matched, table};
     use crate::scene::{Scene, SceneParams, render};
     use arbiter_core::table::Cell;

@@ -48,6 +48,7 @@ use image::{Rgb, RgbImage};
 
 use crate::outline::{self, Edges, Prefer, Source, TableModel};
 use crate::print::{corner_code_centres, read_corner_code, read_corner_code_at};
+pub(super) use crate::shapes::{Line, Run, bilinear, components, fit_line, intersect};
 use arbiter_core::table::{Card, Token};
 
 /// A card's height over its width (63 x 88 mm).
@@ -83,7 +84,7 @@ pub struct Detected {
 const BARE_CELL: f32 = 0.9;
 
 /// Fewest pixels a blob must have to be considered a card.
-const MIN_AREA: usize = 120;
+pub(crate) const MIN_AREA: usize = 120;
 
 const FELT: u8 = 0;
 const CARD: u8 = 1;
@@ -118,12 +119,12 @@ const SKIN_HAND: f32 = 0.002;
 const SKIN_CELL: usize = 4;
 
 /// The green-felt path's pixel classes (see [`class_of`]).
-struct FeltClasses {
+pub(crate) struct FeltClasses {
     w: usize,
     h: usize,
     class: Vec<u8>,
     /// Pixels of each class.
-    felt: usize,
+    pub(crate) felt: usize,
     skin: usize,
     /// The pixels not felt that join a side of the frame (a hand comes in
     /// from outside it, a sleeve or not), labelled when first asked for:
@@ -134,7 +135,7 @@ struct FeltClasses {
 impl FeltClasses {
     /// The outline `q` holds felt and little else (an empty cell): of a
     /// grid of points over its middle, this share or more are felt.
-    fn bare(&self, q: &[(f32, f32); 4]) -> bool {
+    pub(crate) fn bare(&self, q: &[(f32, f32); 4]) -> bool {
         const N: usize = 6;
         let mut felt = 0;
         for i in 0..N {
@@ -154,7 +155,7 @@ impl FeltClasses {
         felt as f32 >= BARE_CELL * (N * N) as f32
     }
 
-    fn new(frame: &RgbImage) -> FeltClasses {
+    pub(crate) fn new(frame: &RgbImage) -> FeltClasses {
         let (w, h) = (frame.width() as usize, frame.height() as usize);
         let class: Vec<u8> = frame
             .as_raw()
@@ -195,7 +196,7 @@ impl FeltClasses {
 
     /// The share of the frame in pixels of no felt or skin colour that
     /// join a side of the frame.
-    fn cloth_reaching(&self) -> f32 {
+    pub(crate) fn cloth_reaching(&self) -> f32 {
         let n = self
             .class
             .iter()
@@ -208,7 +209,7 @@ impl FeltClasses {
     /// A hand over the felt: one patch of skin-coloured pixels large
     /// enough for a hand. The skin-coloured print of many cards (yellow and
     /// red pieces) adds up to as many pixels, but each patch of it is small.
-    fn hand_present(&self) -> bool {
+    pub(crate) fn hand_present(&self) -> bool {
         let least = (SKIN_HAND * (self.w * self.h) as f32) as usize;
         if self.skin <= least {
             return false;
@@ -240,7 +241,7 @@ impl FeltClasses {
     }
 
     /// The blobs of card pixels.
-    fn blobs(&self) -> Vec<outline::Blob> {
+    pub(crate) fn blobs(&self) -> Vec<outline::Blob> {
         let (w, h) = (self.w, self.h);
         components(w, h, |i| self.class[i] == CARD)
             .into_iter()
@@ -249,7 +250,7 @@ impl FeltClasses {
     }
 
     /// Skin patches (a lone skin-coloured pixel is noise on ink).
-    fn hands(&self) -> Hands {
+    pub(crate) fn hands(&self) -> Hands {
         let (w, h, c) = (self.w, self.h, &self.class);
         let mut mask = Vec::new();
         if self.skin > 0 {
@@ -461,481 +462,9 @@ const READ_SCALE: f32 = 1.0;
 /// Narrowest rectification [`CornerCode`] reads.
 const MIN_READ_W: f32 = 64.0;
 
-/// Finds the cards on the felt and reads each one by its corner code.
-pub fn detect(frame: &RgbImage) -> Vec<Detected> {
-    detect_with(frame, &CornerCode)
-}
-
-/// Finds the cards on the table and reads each one with `id`.
-pub fn detect_with(frame: &RgbImage, id: &dyn Identify) -> Vec<Detected> {
-    find(frame, id).cards
-}
-
-/// What the card finder saw in one frame.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Finding {
-    /// The cards, read with the [`Identify`] given (none under a hand).
-    pub cards: Vec<Detected>,
-    /// A hand, an arm or a sleeve reaches over the table.
-    pub hand: bool,
-}
-
-/// Finds the cards on the table and reads each one with `id`, and tells
-/// whether a hand is over the table.
-pub fn find(frame: &RgbImage, id: &dyn Identify) -> Finding {
-    let (w, h) = frame.dimensions();
-    if w < 8 || h < 8 {
-        return Finding::default();
-    }
-    let (w, h) = (w as usize, h as usize);
-    let felt = FeltClasses::new(frame);
-    let edges = Edges::new(frame);
-    // A plain cloth: its texture sets no edge threshold above the noise
-    // floor (a checked cloth's squares do, however green). Nor is a cloth
-    // of large green and white checks or stripes felt, though most of it
-    // is green and its squares too large to raise the threshold: its
-    // white squares reach the frame's sides (a hand or a sleeve covers a
-    // few hundredths of the frame; a green gingham's white checks four
-    // tenths), and would merge with the cards they touch.
-    let on_felt = felt.felt * 2 > w * h && edges.plain() && felt.cloth_reaching() < CLOTH_REACHING;
-    // Green felt keeps the path it was tuned on (pixel classes by hue,
-    // hands by skin colour) until the general path matches it there; every
-    // other table goes the general way, which assumes no colour.
-    let mut table: Option<TableModel> = None;
-    // The table's largest region's own colours, unblurred (for hands).
-    let mut region_table: Option<TableModel> = None;
-    let (blobs, thin_blobs, objects, edges) = if on_felt {
-        (felt.blobs(), Vec::new(), Vec::new(), None)
-    } else {
-        let regions = outline::regions(&edges);
-        let mut model = TableModel::learn(&edges, &regions.objects);
-        // No region is the table (plank seams and grain cut it up), or its
-        // colours spread far (checks, stripes): the table is learned from
-        // the frame blurred, as little as makes it one colour, up to a
-        // quarter of the smallest card.
-        if model.as_ref().is_none_or(|m| m.loose()) {
-            // In the edge map's grid, whose colours are the frame's means.
-            let grid = edges.image();
-            let most = (MIN_SHORT * w as f32 / (4 * edges.scale) as f32).round() as usize;
-            let mut r = 1;
-            while r <= most {
-                let (fw, fh) = (frame.width(), frame.height());
-                if let Some(b) = TableModel::learn_blurred(&grid, edges.scale, r, fw, fh) {
-                    region_table = model.replace(b);
-                    break;
-                }
-                r *= 2;
-            }
-        }
-        let mut blobs = model.as_ref().map(|t| t.blobs(frame)).unwrap_or_default();
-        blobs.extend(regions.blobs);
-        // On a plain cloth a card's lit side may be fainter than the
-        // threshold (white on white): a second, finer look finds its
-        // outline closed. Only the candidates are taken from it.
-        if edges.plain() {
-            let fine = edges.with_threshold(FINE_THRESHOLD);
-            blobs.extend(outline::regions(&fine).blobs);
-        }
-        // The edges thinned to their crests and traced: touching cards
-        // part along their seam (see [`Edges::thinned`]). Their candidates
-        // are read and count for the typical card, but not for hands (a
-        // hand's fingers are regions of it too).
-        let mut thin = outline::regions(&edges.thinned()).blobs;
-        // A patterned cloth (a table learned only once blurred) cuts every
-        // region of the edge map; cards far lighter or darker than the
-        // cloth part from it by lightness alone, and count as the thin
-        // map's do. (On every table: 0.1% fewer right over the varied
-        // sets, the plain tables losing what the patterned gain.)
-        if model.as_ref().is_none_or(|m| m.blurred().is_some()) {
-            thin.extend(lightness_blobs(frame));
-        }
-        table = model;
-        (blobs, thin, regions.objects, Some(edges))
-    };
-    let max_area = w * h / 5;
-    let mut first: Vec<Candidate> = Vec::new();
-    // Blobs of the colour mask holding many touching cards: their outlines.
-    let mut blocks: Vec<Vec<(f32, f32)>> = Vec::new();
-    let tagged = blobs.into_iter().map(|b| (b, false));
-    for (blob, thin) in tagged.chain(thin_blobs.into_iter().map(|b| (b, true))) {
-        // Larger than a layout's card: a card held close to the camera
-        // (up to half the frame wide), clear of the frame's sides, or
-        // many touching cards. The edge map parts touching cards along
-        // their seams; the colour mask holds them as one blob, a block.
-        let close_up = blob.area > max_area
-            && blob.area as f32 <= CLOSE_UP * (w * h) as f32
-            && !blob.at_border
-            && blob.source != Source::Colour;
-        if blob.area > max_area && !close_up {
-            if blob.source == Source::Colour {
-                let boundary = Patch::new(&blob.runs).boundary();
-                blocks.push(boundary.iter().map(|e| e.p).collect());
-            }
-            continue;
-        }
-        if blob.area < MIN_AREA {
-            continue;
-        }
-        let patch = Patch::new(&blob.runs);
-        let boundary = patch.boundary();
-        let Some(quad) = fit(&boundary, None) else {
-            continue;
-        };
-        let fill = blob.area as f32 / quad.area.max(1.0);
-        // A near-card-shaped blob's outline is moved onto the card's edge
-        // now, so that the typical card below is the card, not its
-        // interior or its shadow. A region is eroded by the edge band all
-        // round, which makes it look longer than the card.
-        let near = (1.05..2.3).contains(&quad.aspect) && (0.85..1.12).contains(&fill);
-        // Too large for a layout's card, and no card held close.
-        if close_up && !near {
-            continue;
-        }
-        let (quad, shaped) = if near && !blob.at_border {
-            let q = match table.as_ref().and_then(|t| t.blurred()) {
-                // The blur moved the blob's outline off the card's edge:
-                // the blurred edge's steepest point is still on it.
-                Some((blurred, r)) if blob.source == Source::Colour => {
-                    match outline::snap(blurred, &quad.corners, r + 2.0, r + 2.0, Prefer::Nearest) {
-                        Some(c) => quad_of(portrait(c)),
-                        None => quad.clone(),
-                    }
-                }
-                _ => snapped(frame, &quad, blob.source),
-            };
-            let shaped = card_shaped(q.aspect, fill.min(1.0));
-            (q, shaped)
-        } else {
-            (quad, false)
-        };
-        first.push(Candidate {
-            patch,
-            boundary,
-            quad,
-            fill,
-            shaped,
-            source: blob.source,
-            thin,
-        });
-    }
-    // A region is one card (a hole may be several touching): the regions
-    // say what a card is when there are enough of them.
-    // A picture printed on a card (a coloured square) is a blob of the
-    // colour mask, and card-shaped when tilted; lying inside a card-shaped
-    // region at least half again its size, it is no card. Nor is a blob
-    // too small to be a card.
-    let least_short = if on_felt { 0.0 } else { MIN_SHORT * w as f32 };
-    let no_card: Vec<bool> = first
-        .iter()
-        .map(|f| {
-            f.quad.short < least_short
-                || f.source == Source::Colour
-                    && first.iter().any(|g| {
-                        g.source == Source::Region
-                            && !g.thin
-                            && g.shaped
-                            && g.quad.area > 1.5 * f.quad.area
-                            && f.quad
-                                .corners
-                                .iter()
-                                .all(|&c| signed_distance(&g.quad.corners, c) < 2.0)
-                    })
-        })
-        .collect();
-    let count = |src: Source, thin: bool| {
-        first
-            .iter()
-            .zip(&no_card)
-            .filter(|(f, no)| f.shaped && !**no && (thin || !f.thin) && f.source == src)
-            .count()
-    };
-    // The typical card, from the colour mask's card-shaped blobs (when
-    // `colour`) or the edge map's (the thinned one's too, when `thin`);
-    // of the surest source only, when `trust`.
-    let typical_of = |colour: bool, thin: bool, trust: bool| {
-        let trusted = if !trust {
-            None
-        } else if colour && count(Source::Colour, thin) >= 1 {
-            Some(Source::Colour)
-        } else if count(Source::Region, thin) >= 3 {
-            Some(Source::Region)
-        } else {
-            None
-        };
-        let typical = |(f, no): &(&Candidate, &bool)| {
-            f.shaped
-                && !**no
-                && (thin || !f.thin)
-                && (colour || f.source != Source::Colour)
-                && trusted.is_none_or(|t| f.source == t)
-        };
-        first
-            .iter()
-            .zip(&no_card)
-            .filter(typical)
-            .map(|(f, _)| (&f.quad, f.source))
-            .collect::<Vec<_>>()
-    };
-    let (typical_area, typical_short) = typical_size(
-        frame,
-        id,
-        &typical_of(true, true, true),
-        &typical_of(true, true, false),
-    );
-    // Hands are judged as on the unblurred frame: a blurred cloth's colour
-    // is a mean of its pattern or grain (pale wood's is a pale hand's), and
-    // its blobs hold a hand's pieces as well as cards. Only the table's own
-    // region's colours spare a piece of table.
-    let blurred = table.as_ref().is_some_and(|t| t.blurred().is_some());
-    let (hand_area, hand_short) = median_size(&typical_of(!blurred, false, true));
-    let cards: Vec<&Quad> = first
-        .iter()
-        .filter(|f| f.shaped && !f.thin && !(blurred && f.source == Source::Colour))
-        .map(|f| &f.quad)
-        .collect();
-    let hands = match &edges {
-        Some(edges) => Hands::find(
-            edges,
-            &objects,
-            table
-                .as_ref()
-                .filter(|t| t.blurred().is_none())
-                .or(region_table.as_ref()),
-            &cards,
-            hand_area,
-            hand_short,
-        ),
-        None => felt.hands(),
-    };
-
-    let mut out: Vec<(Detected, Source)> = Vec::new();
-    // The surest outlines first: a card already read from one is not read
-    // again from another (reading is most of the cost).
-    first.sort_by_key(|f| match f.source {
-        Source::Colour => 0,
-        Source::Hole => 1,
-        Source::Region => 2,
-    });
-    for Candidate {
-        patch,
-        boundary,
-        quad,
-        fill,
-        shaped,
-        source,
-        thin: _,
-    } in first
-    {
-        let oversized = typical_area.is_some_and(|t| quad.area > 1.5 * t);
-        // A region found inside a card (a back's pattern, a glyph) and
-        // snapped outward falls short of the card.
-        let least = if source == Source::Region { 0.7 } else { 0.5 };
-        let undersized =
-            typical_area.is_some_and(|t| quad.area < least * t) || quad.short < least_short;
-        if shaped && !oversized && !undersized {
-            if read_at(&out, &quad) {
-                continue;
-            }
-            let mut d = judge(frame, &hands, &quad, id, source);
-            // A hole is the card with its edge band, unless the card's
-            // margin is as pale as the table: then it is what lies inside
-            // the card's printed border, and the card's edge is outside.
-            if d.token.is_none()
-                && source == Source::Hole
-                && let Some(wider) = outward_snap(frame, &quad)
-            {
-                let again = judge(frame, &hands, &wider, id, source);
-                if again.token.is_some() {
-                    d = again;
-                }
-            }
-            // A throne pair seen steeply can look like one long card; only
-            // one that fails to read is worth a second look.
-            let big = typical_area.is_none_or(|t| quad.area > 1.2 * t);
-            // Pairs are read from their own pixels' outline only.
-            let pair = (d.token.is_none() && d.confidence > 0.1 && big && source == Source::Colour)
-                .then(|| throne_pair(frame, &hands, &boundary, &quad, typical_short, id))
-                .flatten();
-            // Two cards touching along their long sides make one outline
-            // of a card's own shape (a card is near √2 as long as wide),
-            // twice its size, and where most cards lie in such pairs the
-            // pair is the typical card: read as two when each half reads.
-            if pair.is_none() && d.token.is_none() {
-                let two = halves(&quad.corners).map(|half| {
-                    let half = snapped(frame, &quad_of(portrait(half)), source);
-                    judge(frame, &hands, &half, id, source)
-                });
-                if two.iter().all(|h| h.token.is_some()) {
-                    out.extend(two.map(|h| (h, source)));
-                    continue;
-                }
-            }
-            out.push((pair.unwrap_or(d), source));
-            continue;
-        }
-        // Touching cards are split from their own pixels only: a hole
-        // holds several cards with their edge bands merged.
-        if undersized || source != Source::Colour {
-            continue;
-        }
-        // With no typical card (every card touches another), a large blob
-        // of no card's shape is a block.
-        let least_card = least_short * least_short * CARD_ASPECT;
-        let block = match typical_area {
-            Some(t) => quad.area > BLOCK * t,
-            None => !shaped && quad.area > UNSIZED_BLOCK * least_card,
-        };
-        if block {
-            blocks.push(boundary.iter().map(|e| e.p).collect());
-        }
-        let parts = split(&patch, &boundary, typical_area, typical_short, (w, h));
-        // A throne pair covers one and a half cards.
-        let pair_sized = typical_area.is_some_and(|t| (1.2 * t..2.0 * t).contains(&quad.area));
-        if parts.is_empty()
-            && fill > 0.85
-            && (on_felt || pair_sized)
-            && let Some(d) = throne_pair(frame, &hands, &boundary, &quad, typical_short, id)
-        {
-            out.push((d, source));
-            continue;
-        }
-        if parts.is_empty() {
-            // Seen, but not as a card: no token. A blob far from any card's
-            // shape is not reported at all.
-            let loose = (1.0..2.2).contains(&quad.aspect) && (0.75..1.2).contains(&fill);
-            // Oversized, it may be cards merged (two side by side along
-            // their long sides are 2.8 times as long as wide); far longer,
-            // it is a stripe of the cloth.
-            let merged = oversized && quad.aspect <= MERGED_ASPECT;
-            // Twice a card: two cards side by side, each read (or reported
-            // not read) at its own cell rather than one at the seam.
-            let two = typical_area.is_some_and(|t| (1.6 * t..2.5 * t).contains(&quad.area));
-            if merged && two && fill > 0.85 {
-                for half in halves(&quad.corners) {
-                    let half = snapped(frame, &quad_of(portrait(half)), source);
-                    out.push((judge(frame, &hands, &half, id, source), source));
-                }
-                continue;
-            }
-            if merged || loose {
-                out.push((
-                    Detected {
-                        corners: quad.corners,
-                        centre: quad.centre,
-                        token: None,
-                        confidence: 0.2,
-                    },
-                    source,
-                ));
-            }
-            continue;
-        }
-        for part in &parts {
-            let part = snapped(frame, part, source);
-            out.push((judge(frame, &hands, &part, id, source), source));
-        }
-    }
-    // A frame where hardly a face was read: on a patterned cloth every
-    // card's outline may hold the pattern's pieces that touch it. Opened,
-    // the lightness blobs part them (a pass too costly for every frame).
-    let faces = out
-        .iter()
-        .filter(|(d, _)| matches!(d.token, Some(Token::Up(_))))
-        .count();
-    if !on_felt && faces < LOST_BELOW {
-        read_opened(frame, &hands, table.as_ref(), id, least_short, &mut out);
-    }
-    let hand = if on_felt {
-        felt.hand_present()
-    } else {
-        !hands.mask.is_empty()
-    };
-    // An outline from the edge map around a patch of the table's own
-    // colour is the gap between cards (the cells of a grid make
-    // card-sized gaps), however plain-back-like it reads. Not a card read
-    // as a back with a design, which no patch of table matches; nor one
-    // read as any back on a patterned cloth (a table learned only once
-    // blurred), where a gap shows the pattern, which reads as no back,
-    // and where the blurred frame mixes a card's colours with the
-    // cloth's. (The printed deck's navy backs on a blue gingham were
-    // dropped so: the table's colours were its navy, blue and white
-    // checks, three quarters and more of each back's and each face's.)
-    if let Some(t) = &table {
-        let back_kept = id.back_has_design() || t.blurred().is_some();
-        out.retain(|(d, source)| {
-            *source == Source::Colour
-                || matches!(d.token, Some(Token::Up(_)) | Some(Token::Pair(..)))
-                || back_kept && d.token == Some(Token::Down)
-                || t.share_in(frame, &d.corners) < TABLE_GAP
-        });
-    }
-    let mut cards = dedupe(out);
-    if !on_felt {
-        // On a plain table an outline the edge map found is a card or a
-        // gap between cards; on a patterned cloth it may be a check of it,
-        // which a forgiving deck reads as a face: there only outlines the
-        // faces vouch for are read again.
-        if table.is_some() {
-            super::grow::reread(frame, &hands, &mut cards, id);
-        }
-        cards = vouched(cards, w, id.back_has_design());
-        if table.is_none() {
-            super::grow::reread(frame, &hands, &mut cards, id);
-        }
-        // The card's size as the first block's seed measured it serves
-        // the next blocks.
-        let mut size = typical_area.zip(typical_short).map(|(a, s)| (s, a / s));
-        let effort = super::grow::Effort::new();
-        for block in &blocks {
-            size = super::grow::rim_seeds(frame, &hands, block, size, least_short, id, &mut cards)
-                .or(size);
-        }
-        super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id, &effort);
-        // A frame a hand reaches over is not judged: its layout is not
-        // completed (each cell costs reads, and a layout half hidden fits
-        // its lattice loosely).
-        if !hand {
-            let no_bare = |_: &[(f32, f32); 4]| false;
-            super::grow::complete(
-                frame,
-                &hands,
-                table.as_ref(),
-                &mut cards,
-                id,
-                &no_bare,
-                &effort,
-            );
-            // Each card found is a ruler for its own neighbours in turn,
-            // and the cards read since measure the layout's pitch better
-            // (seeding from the new cards alone: 0.3% fewer right).
-            super::grow::grow(frame, &hands, table.as_ref(), &mut cards, id, &effort);
-        }
-        effort.drop_plain_faint(frame, &mut cards);
-    } else if !hand {
-        // On felt the finder's blobs are the cards, but a card the colour
-        // mask merged with another, or lost in glare, is still found
-        // through the lattice. A cell of bare felt is not tried.
-        let bare = |q: &[(f32, f32); 4]| felt.bare(q) && super::grow::edged(frame, q).is_none();
-        let effort = super::grow::Effort::new();
-        super::grow::complete(frame, &hands, None, &mut cards, id, &bare, &effort);
-        effort.drop_plain_faint(frame, &mut cards);
-    }
-    if let Some(back) = id.back_lightness() {
-        unwash_backs(frame, &mut cards, back);
-    }
-    Finding {
-        cards: cards.into_iter().map(|c| c.0).collect(),
-        hand,
-    }
-}
-
 /// The most of the frame that pixels of neither felt's nor skin's colour,
-/// joined to the frame's sides, cover on green felt (see [`find`]).
-const CLOTH_REACHING: f32 = 0.2;
-
-/// The largest share of the frame a card may cover: one held close to
-/// the camera, half the frame wide.
-pub(super) const CLOSE_UP: f32 = 0.65;
+/// joined to the frame's sides, cover on green felt (see [`crate::finder::find`]).
+pub(crate) const CLOTH_REACHING: f32 = 0.2;
 
 /// The middle value (the upper of the two middle ones), if any.
 pub(super) fn median(mut v: Vec<f32>) -> Option<f32> {
@@ -944,7 +473,7 @@ pub(super) fn median(mut v: Vec<f32>) -> Option<f32> {
 }
 
 /// The median area and short side of card-shaped outlines.
-fn median_size(shaped: &[(&Quad, Source)]) -> (Option<f32>, Option<f32>) {
+pub(crate) fn median_size(shaped: &[(&Quad, Source)]) -> (Option<f32>, Option<f32>) {
     (
         median(shaped.iter().map(|(q, _)| q.area).collect()),
         median(shaped.iter().map(|(q, _)| q.short).collect()),
@@ -966,7 +495,7 @@ const SIZE_SAMPLE: usize = 6;
 /// and a picture printed on a card is found by its colour where the card
 /// is not; every card is then "oversized" and none is read. The size at
 /// which faces read is the cards'.
-fn typical_size(
+pub(crate) fn typical_size(
     frame: &RgbImage,
     id: &dyn Identify,
     trusted: &[(&Quad, Source)],
@@ -1033,7 +562,7 @@ fn typical_size(
 
 /// `q` (portrait order: short side first) cut in two across its long
 /// sides.
-fn halves(q: &[(f32, f32); 4]) -> [[(f32, f32); 4]; 2] {
+pub(crate) fn halves(q: &[(f32, f32); 4]) -> [[(f32, f32); 4]; 2] {
     let mid = |a: (f32, f32), b: (f32, f32)| ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
     let (left, right) = (mid(q[0], q[3]), mid(q[1], q[2]));
     [[q[0], q[1], right, left], [left, right, q[2], q[3]]]
@@ -1042,7 +571,7 @@ fn halves(q: &[(f32, f32); 4]) -> [[(f32, f32); 4]; 2] {
 /// The longest outline, over its width, that may be cards merged into one
 /// blob and is reported as a card not read: two cards side by side along
 /// their long sides, with a little to spare.
-const MERGED_ASPECT: f32 = 3.0;
+pub(crate) const MERGED_ASPECT: f32 = 3.0;
 
 /// How much lighter than the deck's back, over the faces' paper, a card
 /// read as the back may be: glare and exposure lift a dark back, but not
@@ -1054,7 +583,7 @@ const BACK_LIGHTER: f32 = 0.45;
 /// lightness over the paper, as learned): under a lamp's glare a face's
 /// print fades until it is as plain as a plain back, but its paper stays
 /// white. Needs two faces read to know the paper.
-fn unwash_backs(frame: &RgbImage, cards: &mut [(Detected, Source)], back: f32) {
+pub(crate) fn unwash_backs(frame: &RgbImage, cards: &mut [(Detected, Source)], back: f32) {
     let Some(paper) = faces_paper(frame, cards) else {
         return;
     };
@@ -1151,7 +680,7 @@ pub(super) fn mean_and_paper(mut v: Vec<f32>) -> (f32, f32) {
 /// beats one from the edge map, a read one an unread one, a surer one a
 /// less sure one; two reads of one card from the edge map that disagree
 /// leave it unread.
-fn dedupe(mut dets: Vec<(Detected, Source)>) -> Vec<(Detected, Source)> {
+pub(crate) fn dedupe(mut dets: Vec<(Detected, Source)>) -> Vec<(Detected, Source)> {
     let rank =
         |d: &(Detected, Source)| (d.1 == Source::Colour, d.0.token.is_some(), d.0.confidence);
     dets.sort_by(|a, b| {
@@ -1180,22 +709,22 @@ fn dedupe(mut dets: Vec<(Detected, Source)>) -> Vec<(Detected, Source)> {
 
 /// The share of table-coloured pixels above which an outline is a gap
 /// between cards.
-const TABLE_GAP: f32 = 0.6;
+pub(crate) const TABLE_GAP: f32 = 0.6;
 
 /// A blob of the colour mask this many typical cards large is a block of
-/// touching cards (see [`super::grow::rim_seeds`]).
-const BLOCK: f32 = 2.5;
+/// touching cards (see `grow::rim_seeds`).
+pub(crate) const BLOCK: f32 = 2.5;
 /// With no typical card, a blob this many of the smallest cards large and
 /// of no card's shape is a block.
-const UNSIZED_BLOCK: f32 = 8.0;
+pub(crate) const UNSIZED_BLOCK: f32 = 8.0;
 
 /// The edge threshold of the second look at a plain cloth.
-const FINE_THRESHOLD: u8 = 5;
+pub(crate) const FINE_THRESHOLD: u8 = 5;
 
 /// The narrowest card the general path reports, over the frame's width:
 /// the smallest card the camera is asked to read is 40 px wide at 1280;
 /// below that lie a checked cloth's squares and a glyph's parts.
-const MIN_SHORT: f32 = 0.025;
+pub(crate) const MIN_SHORT: f32 = 0.025;
 
 /// Keeps what the edge map found only where the faces vouch for it. A
 /// face read by its print is hard to fake; an outline from the edge map is
@@ -1207,7 +736,7 @@ const MIN_SHORT: f32 = 0.025;
 /// on their own. A back whose print has a design (`backs_vouch`) is as
 /// hard to fake as a face, and vouches as one: a lone back held close to
 /// the camera, or a layout of backs alone, is a card.
-fn vouched(
+pub(crate) fn vouched(
     dets: Vec<(Detected, Source)>,
     frame_w: usize,
     backs_vouch: bool,
@@ -1241,18 +770,18 @@ fn vouched(
 }
 
 /// One candidate outline of the first pass.
-struct Candidate {
-    patch: Patch,
-    boundary: Vec<Edge>,
-    quad: Quad,
+pub(crate) struct Candidate {
+    pub(crate) patch: Patch,
+    pub(crate) boundary: Vec<Edge>,
+    pub(crate) quad: Quad,
     /// The blob's area over its quadrilateral's.
-    fill: f32,
+    pub(crate) fill: f32,
     /// Card-shaped once snapped.
-    shaped: bool,
-    source: Source,
+    pub(crate) shaped: bool,
+    pub(crate) source: Source,
     /// From the thinned edge map or the lightness split: read, and counted
     /// for the typical card, but not for the one hands are sized by.
-    thin: bool,
+    pub(crate) thin: bool,
 }
 
 /// `quad` with its sides moved onto the card's edge in the frame (see
@@ -1287,7 +816,7 @@ pub(super) fn snapped(frame: &RgbImage, quad: &Quad, source: Source) -> Quad {
 
 /// `quad` moved outward onto the card's edge, as a region inside the
 /// card's print is ([`snapped`]), when that keeps it card-shaped.
-fn outward_snap(frame: &RgbImage, quad: &Quad) -> Option<Quad> {
+pub(crate) fn outward_snap(frame: &RgbImage, quad: &Quad) -> Option<Quad> {
     let c = outline::snap(
         frame,
         &quad.corners,
@@ -1307,7 +836,7 @@ const PAIR_SHIFT: std::ops::Range<f32> = 0.3..0.9;
 /// Reads a blob as a throne pair (see the module's step 6): `quad` is the
 /// blob's outline, `boundary` its boundary pixels. `None` when no reading
 /// of it as two cards finds a card on top.
-fn throne_pair(
+pub(crate) fn throne_pair(
     frame: &RgbImage,
     hands: &Hands,
     boundary: &[Edge],
@@ -1424,20 +953,6 @@ fn both_codes(frame: &RgbImage, q: &Quad) -> Option<Card> {
     })
 }
 
-/// The point at `(u, v)` (each 0–1) of a quadrilateral's bilinear patch,
-/// corners in order: `(0, 0)` is the first corner, `(1, 0)` the second.
-pub(super) fn bilinear(q: &[(f32, f32); 4], u: f32, v: f32) -> (f32, f32) {
-    let a = (
-        q[0].0 + (q[1].0 - q[0].0) * u,
-        q[0].1 + (q[1].1 - q[0].1) * u,
-    );
-    let b = (
-        q[3].0 + (q[2].0 - q[3].0) * u,
-        q[3].1 + (q[2].1 - q[3].1) * u,
-    );
-    (a.0 + (b.0 - a.0) * v, a.1 + (b.1 - a.1) * v)
-}
-
 /// The card under `top` read by the corner code of its end that `top`
 /// leaves uncovered, if one does.
 fn exposed_code(frame: &RgbImage, top: &Quad, under: &Quad) -> Option<Card> {
@@ -1530,7 +1045,7 @@ impl Hands {
     /// card and is not mostly cards. Shape, not skin colour: a warm table,
     /// a red card and a dark sleeve are all judged alike; colour only tells
     /// the pieces of one table (alike) from a hand.
-    fn find(
+    pub(crate) fn find(
         edges: &Edges,
         objects: &[outline::Object],
         table: Option<&TableModel>,
@@ -1605,6 +1120,11 @@ impl Hands {
         }
     }
 
+    /// Whether a hand was seen anywhere.
+    pub(crate) fn any(&self) -> bool {
+        !self.mask.is_empty()
+    }
+
     /// Hand pixels (in frame pixels) whose centres lie inside the convex
     /// `quad`.
     fn cover(&self, quad: &[(f32, f32); 4]) -> usize {
@@ -1671,82 +1191,8 @@ fn for_spans(q: &[(f32, f32); 4], w: usize, h: usize, mut f: impl FnMut(usize, u
 /// its neighbours are outside the blob.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Edge {
-    p: (f32, f32),
-    out: (f32, f32),
-}
-
-/// A horizontal run of pixels `x0..x1` in row `y`.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Run {
-    pub y: u32,
-    pub x0: u32,
-    pub x1: u32,
-}
-
-/// Four-connected components of the pixels of a `w`×`h` grid for which
-/// `on(index)` holds, each as its runs in row-major order. Labelling runs
-/// rather than pixels: a card row is one or two runs, not a hundred pixels.
-pub(super) fn components(w: usize, h: usize, on: impl Fn(usize) -> bool) -> Vec<Vec<Run>> {
-    let mut runs: Vec<Run> = Vec::new();
-    let mut row_start = Vec::with_capacity(h + 1);
-    for y in 0..h {
-        row_start.push(runs.len());
-        let base = y * w;
-        let mut x = 0;
-        while x < w {
-            if on(base + x) {
-                let x0 = x;
-                while x < w && on(base + x) {
-                    x += 1;
-                }
-                runs.push(Run {
-                    y: y as u32,
-                    x0: x0 as u32,
-                    x1: x as u32,
-                });
-            }
-            x += 1;
-        }
-    }
-    row_start.push(runs.len());
-    let mut parent: Vec<u32> = (0..runs.len() as u32).collect();
-    fn root(parent: &mut [u32], mut i: u32) -> u32 {
-        while parent[i as usize] != i {
-            let p = parent[parent[i as usize] as usize];
-            parent[i as usize] = p;
-            i = p;
-        }
-        i
-    }
-    for y in 1..h {
-        let (mut i, mut j) = (row_start[y - 1], row_start[y]);
-        let (i_end, j_end) = (row_start[y], row_start[y + 1]);
-        while i < i_end && j < j_end {
-            let (a, b) = (runs[i], runs[j]);
-            if a.x0 < b.x1 && b.x0 < a.x1 {
-                let (ra, rb) = (root(&mut parent, i as u32), root(&mut parent, j as u32));
-                if ra != rb {
-                    parent[ra.max(rb) as usize] = ra.min(rb);
-                }
-            }
-            if a.x1 < b.x1 {
-                i += 1;
-            } else {
-                j += 1;
-            }
-        }
-    }
-    let mut index = vec![u32::MAX; runs.len()];
-    let mut out: Vec<Vec<Run>> = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        let r = root(&mut parent, i as u32) as usize;
-        if index[r] == u32::MAX {
-            index[r] = out.len() as u32;
-            out.push(Vec::new());
-        }
-        out[index[r] as usize].push(*run);
-    }
-    out
+    pub(crate) p: (f32, f32),
+    pub(crate) out: (f32, f32),
 }
 
 /// The blobs of a frame split at its lightness's Otsu threshold: the
@@ -1801,110 +1247,15 @@ fn lightness_splits(light: &[u8], extremes: bool) -> Vec<(u8, bool)> {
 }
 
 /// Whether a card of `out` is read where `quad` lies.
-fn read_at(out: &[(Detected, Source)], quad: &Quad) -> bool {
+pub(crate) fn read_at(out: &[(Detected, Source)], quad: &Quad) -> bool {
     out.iter()
         .any(|(d, _)| d.token.is_some() && dist(d.centre, quad.centre) < 0.35 * quad.short)
-}
-
-/// Looks for the cards again in the opened lightness blobs
-/// ([`opened_blobs`]), and adds those read to `out`: a pass too costly
-/// for every frame, made when hardly a face was read.
-fn read_opened(
-    frame: &RgbImage,
-    hands: &Hands,
-    table: Option<&TableModel>,
-    id: &dyn Identify,
-    least_short: f32,
-    out: &mut Vec<(Detected, Source)>,
-) {
-    let mut near: Vec<Quad> = Vec::new();
-    // One card is found at several openings and thresholds, nearly alike:
-    // it is read once.
-    let mut seen: Vec<Quad> = Vec::new();
-    for blob in opened_blobs(frame) {
-        if blob.at_border {
-            continue;
-        }
-        let Some(quad) = fit(&Patch::new(&blob.runs).boundary(), None) else {
-            continue;
-        };
-        let fill = (blob.area as f32 / quad.area.max(1.0)).min(1.0);
-        if !card_shaped(quad.aspect, fill) || quad.short < least_short || read_at(out, &quad) {
-            continue;
-        }
-        let alike = |q: &Quad| {
-            dist(q.centre, quad.centre) < 0.1 * quad.short
-                && q.area.max(quad.area) < 1.1 * q.area.min(quad.area)
-        };
-        if seen.iter().any(alike) {
-            continue;
-        }
-        seen.push(quad.clone());
-        // The opening rounded the card's corners; the snap onto its
-        // edge may catch the cloth's pattern instead: both are read.
-        let snap = snapped(frame, &quad, Source::Region);
-        let d = [&quad, &snap]
-            .into_iter()
-            .map(|q| judge(frame, hands, q, id, Source::Region))
-            .max_by(|a, b| {
-                (a.token.is_some(), a.confidence)
-                    .partial_cmp(&(b.token.is_some(), b.confidence))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            })
-            .expect("two reads");
-        if d.token.is_some() {
-            replace_unread(out, d);
-        } else if d.confidence >= ROUGH_NEAR {
-            near.push(quad);
-        }
-    }
-    // The faces read give the card's size; a blob that came near to
-    // reading is read again at that size, as a neighbour is.
-    let faces: Vec<&Detected> = out
-        .iter()
-        .map(|(d, _)| d)
-        .filter(|d| matches!(d.token, Some(Token::Up(_))))
-        .collect();
-    let short = median(
-        faces
-            .iter()
-            .map(|d| dist(d.corners[0], d.corners[1]))
-            .collect(),
-    );
-    let long = median(
-        faces
-            .iter()
-            .map(|d| dist(d.corners[0], d.corners[3]))
-            .collect(),
-    );
-    let Some(size) = short.zip(long) else {
-        return;
-    };
-    let effort = super::grow::Effort::new();
-    let seen = super::grow::Seen::of(frame, table, out, id);
-    let mut tried: Vec<(f32, f32)> = Vec::new();
-    for quad in near {
-        // Read at the faces' size, one card's outlines are one.
-        if read_at(out, &quad)
-            || tried
-                .iter()
-                .any(|&c| dist(c, quad.centre) < 0.35 * quad.short)
-        {
-            continue;
-        }
-        tried.push(quad.centre);
-        if let Some(d) =
-            super::grow::read_rough(frame, hands, table, id, &quad, size, seen, &effort)
-        {
-            replace_unread(out, d);
-        }
-    }
 }
 
 /// Adds `read` to `out` in place of the unread outlines about it: on a
 /// patterned cloth the outline of a card's own colour may snag on the
 /// cloth, and would otherwise outrank the read ([`dedupe`]).
-fn replace_unread(out: &mut Vec<(Detected, Source)>, read: Detected) {
+pub(crate) fn replace_unread(out: &mut Vec<(Detected, Source)>, read: Detected) {
     let short = dist(read.corners[0], read.corners[1]);
     out.retain(|(d, _)| d.token.is_some() || dist(d.centre, read.centre) >= 0.35 * short);
     out.push((read, Source::Region));
@@ -1912,11 +1263,11 @@ fn replace_unread(out: &mut Vec<(Detected, Source)>, read: Detected) {
 
 /// Fewer faces read than this, and the frame's cards are looked for again
 /// in the opened lightness blobs ([`opened_blobs`]).
-const LOST_BELOW: usize = 3;
+pub(crate) const LOST_BELOW: usize = 3;
 
 /// How near to reading an opened blob's outline must come to be read
 /// again at the read cards' size.
-const ROUGH_NEAR: f32 = 0.1;
+pub(crate) const ROUGH_NEAR: f32 = 0.1;
 
 /// The half-widths, as fractions of the frame's width, of the squares
 /// [`opened_blobs`] opens the lightness blobs with: a check or stripe of
@@ -1929,7 +1280,7 @@ const OPENINGS: [f32; 3] = [0.006, 0.0125, 0.025];
 /// is narrower than an opening's square is cut off; the card, wider, stays.
 /// Worked at half the frame's resolution: the outlines are only rough,
 /// and are snapped or read at the cards' size afterwards.
-fn opened_blobs(frame: &RgbImage) -> Vec<outline::Blob> {
+pub(crate) fn opened_blobs(frame: &RgbImage) -> Vec<outline::Blob> {
     let (fw, fh) = (frame.width() as usize, frame.height() as usize);
     let (w, h) = (fw / 2, fh / 2);
     let luma = |x: usize, y: usize| {
@@ -2269,7 +1620,7 @@ fn lower_envelope(f: &[f32], d: &mut [f32], v: &mut [usize], z: &mut [f32]) {
 
 /// Splits a blob of touching cards at its distance-transform cores. Returns
 /// the card-shaped parts of the best split (none when no split gives one).
-fn split(
+pub(crate) fn split(
     patch: &Patch,
     boundary: &[Edge],
     typical_area: Option<f32>,
@@ -2520,11 +1871,17 @@ fn judge_as(
         centre: if corners == q.corners {
             q.centre
         } else {
-            super::grow::centroid(&corners)
+            centroid(&corners)
         },
         token,
         confidence,
     }
+}
+
+/// The mean of an outline's corners.
+pub(super) fn centroid(q: &[(f32, f32); 4]) -> (f32, f32) {
+    q.iter()
+        .fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0))
 }
 
 pub(super) fn dist(a: (f32, f32), b: (f32, f32)) -> f32 {
@@ -2545,21 +1902,6 @@ fn expand(q: &[(f32, f32); 4], c: (f32, f32), by: f32) -> [(f32, f32); 4] {
         let d = dist(p, c).max(1e-3);
         (p.0 + (p.0 - c.0) / d * by, p.1 + (p.1 - c.1) / d * by)
     })
-}
-
-/// Intersection of the lines through `a` and `b`.
-pub(super) fn intersect(
-    a: ((f32, f32), (f32, f32)),
-    b: ((f32, f32), (f32, f32)),
-) -> Option<(f32, f32)> {
-    let (p, r) = (a.0, (a.1.0 - a.0.0, a.1.1 - a.0.1));
-    let (q, s) = (b.0, (b.1.0 - b.0.0, b.1.1 - b.0.1));
-    let den = r.0 * s.1 - r.1 * s.0;
-    if den.abs() < 1e-6 {
-        return None;
-    }
-    let t = ((q.0 - p.0) * s.1 - (q.1 - p.1) * s.0) / den;
-    Some((p.0 + t * r.0, p.1 + t * r.1))
 }
 
 /// Convex hull (monotone chain) of points given sorted by `y`, then `x`.
@@ -2660,29 +2002,6 @@ fn min_rect(hull: &[(f32, f32)]) -> Option<Rect> {
         }
     }
     best.map(|b| b.1)
-}
-
-/// A line as a point and a unit direction.
-pub(super) type Line = ((f32, f32), (f32, f32));
-
-/// Total least squares line through points.
-pub(super) fn fit_line(pts: &[(f32, f32)]) -> Option<Line> {
-    if pts.len() < 3 {
-        return None;
-    }
-    let n = pts.len() as f32;
-    let (mx, my) = pts
-        .iter()
-        .fold((0.0, 0.0), |a, p| (a.0 + p.0 / n, a.1 + p.1 / n));
-    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
-    for p in pts {
-        let (dx, dy) = (p.0 - mx, p.1 - my);
-        sxx += dx * dx;
-        sxy += dx * dy;
-        syy += dy * dy;
-    }
-    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
-    Some(((mx, my), (angle.cos(), angle.sin())))
 }
 
 /// Boundary pixel centres sit half a pixel inside the card's outer edge.
@@ -3006,6 +2325,7 @@ fn is_back(card: &RgbImage) -> bool {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::finder::{detect, find};
     use crate::lattice::tests::card_image;
     use crate::scene::{
         HandParams, Look, OccluderLook, SKIN_TONES, SceneParams, Surface, SurfaceKind, felt, render,

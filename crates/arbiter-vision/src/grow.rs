@@ -26,7 +26,8 @@ use std::cell::{Cell, RefCell};
 use image::RgbImage;
 
 use super::cards::{
-    Detected, Hands, Identify, PrintFit, Quad, dist, judge, judge_near, median, portrait, quad_of,
+    Detected, Hands, Identify, PrintFit, Quad, centroid, dist, judge, judge_near, median, portrait,
+    quad_of,
 };
 use super::outline::{self, Prefer, Source, TableModel};
 use crate::cards::CARD_ASPECT;
@@ -1341,12 +1342,6 @@ pub(super) fn rim_seeds(
     size
 }
 
-/// The mean of an outline's corners.
-pub(super) fn centroid(q: &[(f32, f32); 4]) -> (f32, f32) {
-    q.iter()
-        .fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0))
-}
-
 /// The unit normal of the side from `a` to `b` that points away from `c`
 /// (the card's centre).
 pub(super) fn outward_normal(a: (f32, f32), b: (f32, f32), c: (f32, f32)) -> (f32, f32) {
@@ -2166,7 +2161,7 @@ mod tests {
             id: crate::templates::DeckModel::bundled(),
             fits: Cell::new(0),
         };
-        let found = crate::cards::find(frame, &id);
+        let found = crate::finder::find(frame, &id);
         let mut read: Vec<String> = found
             .cards
             .iter()

@@ -1159,7 +1159,7 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::cards::detect;
+    use crate::finder::detect;
     use crate::print::{back, face};
     use crate::scene::{Scene, SceneParams, felt, render};
     use arbiter_core::table::{Card, Table};

@@ -15,6 +15,7 @@ pub mod calibration;
 #[cfg(feature = "camera")]
 pub mod camera;
 pub mod cards;
+pub mod finder;
 pub mod frames;
 mod grow;
 pub mod input;
@@ -25,6 +26,7 @@ pub mod photo;
 pub mod pipeline;
 pub mod print;
 pub mod recognise;
+mod shapes;
 pub mod templates;
 pub mod watch;
 

@@ -30,7 +30,11 @@
 
 use image::RgbImage;
 
-use super::cards::{Run, components};
+use crate::shapes::{Run, bilinear, components, fit_line, intersect};
+
+/// The largest share of the frame a card may cover: one held close to
+/// the camera, half the frame wide.
+pub(crate) const CLOSE_UP: f32 = 0.65;
 
 /// Frames whose shorter side is at least this are halved before the edge
 /// search.
@@ -385,8 +389,8 @@ impl Blob {
 /// regions.
 pub(super) fn regions(edges: &Edges) -> Regions {
     let (w, h) = (edges.w, edges.h);
-    // A card held close to the camera (see [`super::cards::CLOSE_UP`]).
-    let max_area = (super::cards::CLOSE_UP * (w * h) as f32) as usize;
+    // A card held close to the camera (see [`CLOSE_UP`]).
+    let max_area = (CLOSE_UP * (w * h) as f32) as usize;
     let regions = components(w, h, |i| !edges.is_edge(i));
     let mut out = Vec::new();
     let mut objects = Vec::new();
@@ -579,7 +583,7 @@ pub(super) fn snap(
         }
         // Trimmed total least squares: a sample that caught a glyph or a
         // neighbour's edge is dropped.
-        let mut line = super::cards::fit_line(&pts)?;
+        let mut line = fit_line(&pts)?;
         for tol in [2.0, 1.0] {
             let nn = (-line.1.1, line.1.0);
             let kept: Vec<(f32, f32)> = pts
@@ -590,14 +594,14 @@ pub(super) fn snap(
             if kept.len() < SAMPLES / 3 {
                 return None;
             }
-            line = super::cards::fit_line(&kept)?;
+            line = fit_line(&kept)?;
         }
         lines.push(line);
     }
     let mut out = [(0.0, 0.0); 4];
     for (i, o) in out.iter_mut().enumerate() {
         let (l0, l1) = (lines[(i + 3) % 4], lines[i]);
-        let p = super::cards::intersect(
+        let p = intersect(
             (l0.0, (l0.0.0 + l0.1.0, l0.0.1 + l0.1.1)),
             (l1.0, (l1.0.0 + l1.1.0, l1.0.1 + l1.1.1)),
         )?;
@@ -911,7 +915,7 @@ impl TableModel {
         for i in 0..N {
             for j in 0..N {
                 let (u, v) = ((i as f32 + 0.5) / N as f32, (j as f32 + 0.5) / N as f32);
-                let (x, y) = super::cards::bilinear(q, u, v);
+                let (x, y) = bilinear(q, u, v);
                 if x < 0.0 || y < 0.0 || x >= frame.width() as f32 || y >= frame.height() as f32 {
                     continue;
                 }

@@ -7,10 +7,11 @@
 use image::RgbImage;
 use image::imageops::FilterType;
 
+use super::cards::centroid;
 use super::cards::{
     Patch, card_shaped, fit, lightness_blobs, portrait, quad_of, rectify_to, snapped,
 };
-use super::grow::{Line, MIN_SUPPORT, centroid, corners_of, edge_support, outward_normal};
+use super::grow::{Line, MIN_SUPPORT, corners_of, edge_support, outward_normal};
 use super::outline::{self, Edges, TableModel};
 
 /// The longest side a photo is looked at in: a phone's 4000 px add only

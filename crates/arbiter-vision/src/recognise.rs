@@ -3,7 +3,8 @@
 use image::RgbImage;
 
 use crate::calibration::{Calibration, MIN_CARDS, Stale};
-use crate::cards::{Detected, find};
+use crate::cards::Detected;
+use crate::finder::find;
 use crate::lattice;
 use crate::templates::DeckModel;
 use arbiter_core::table::{Cell, Token};
@@ -25,7 +26,7 @@ pub struct Recogniser {
 /// replace, and is chosen only where asked for until it reads as well.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Reader {
-    /// `cards::find` and the lattice it grows.
+    /// `finder::find` and the lattice it grows.
     #[default]
     Patched,
     /// [`crate::pipeline::read_frame`].

@@ -1892,7 +1892,8 @@ impl crate::pipeline::identify::Deck for DeckModel {
 mod tests {
     use super::*;
     use crate::cards::tests::{base, cloth, table};
-    use crate::cards::{Detected, detect_with, rectify};
+    use crate::cards::{Detected, rectify};
+    use crate::finder::detect_with;
     use crate::lattice::tests::card_image as printable_image;
     use crate::scene::{HandParams, SceneParams, render, stand_in_card};
     use arbiter_core::table::{Cell, Table};

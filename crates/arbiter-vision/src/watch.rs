@@ -17,12 +17,12 @@ use std::sync::Arc;
 
 use image::RgbImage;
 
+use super::cards::centroid;
 use super::cards::{
-    CLOSE_UP, Detected, Identify, Outline, Run, bounding_rect, card_shaped, components, dist,
-    median, polygon_area, portrait, quad_of, signed_distance,
+    Detected, Identify, Outline, Run, bounding_rect, card_shaped, components, dist, median,
+    polygon_area, portrait, quad_of, signed_distance,
 };
-use super::grow::centroid;
-use super::outline::{Prefer, snap};
+use super::outline::{CLOSE_UP, Prefer, snap};
 use super::recognise::{Placed, Reading, Recogniser, Recognition};
 use arbiter_core::table::{Cell, Token};
 

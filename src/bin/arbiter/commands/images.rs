@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use arbiter::input::vision;
 use arbiter::vision::calibration::Calibration;
-use arbiter::vision::cards::{Identify, detect_with};
+use arbiter::vision::cards::Identify;
+use arbiter::vision::finder::detect_with;
 use arbiter::vision::photo::CardPicture;
 use arbiter::vision::templates::DeckModel;
 
