@@ -154,7 +154,7 @@ fn a_running_camera_recalibrates_itself_when_its_calibration_no_longer_fits() {
 /// The whole demo, to its mate, filmed now (long: `cargo test --release --
 /// --ignored`).
 #[test]
-#[ignore = "long (films and reads 700 frames): cargo test --release -- --ignored"]
+#[ignore = "long (films and reads 700 frames): cargo test-long"]
 fn the_whole_filmed_demo_replays_from_its_frames_to_the_scripts_events() {
     let path = "fixtures/scenarios/enprise/demo.toml";
     let script = Script::load(Path::new(path)).unwrap();
@@ -201,7 +201,7 @@ fn printed_sets(r: &Recogniser) -> Score {
 }
 
 #[test]
-#[ignore = "long (learns a deck, reads every set twice): cargo test --release -- --ignored"]
+#[ignore = "long (learns a deck, reads every set twice): cargo test-long"]
 fn a_deck_learned_from_its_exported_faces_reads_as_well_as_the_bundled_one() {
     let dir = temp_dir("learn");
     let faces = dir.join("faces");

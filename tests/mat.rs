@@ -380,9 +380,9 @@ fn doublecross_through_a_mat_with_draws_at_the_keys_says_what_replay_says() {
     through_clean_mats_with_keys(&scripts);
 }
 
-/// Every DoubleCross scenario so (long: `cargo test --release -- --ignored`).
+/// Every DoubleCross scenario so (long: `cargo test-long`).
 #[test]
-#[ignore = "long (pty timing): cargo test --release -- --ignored"]
+#[ignore = "long (pty timing): cargo test-long"]
 fn every_doublecross_scenario_through_a_mat_says_what_replay_says() {
     let scripts = doublecross_scripts();
     assert!(scripts.len() > 30);
@@ -397,9 +397,9 @@ fn scenarios_through_a_noisy_mat_say_what_replay_says() {
     through_noisy_mats(&scripts);
 }
 
-/// Every scenario (long: `cargo test --release -- --ignored`).
+/// Every scenario (long: `cargo test-long`).
 #[test]
-#[ignore = "long (pty timing): cargo test --release -- --ignored"]
+#[ignore = "long (pty timing): cargo test-long"]
 fn every_scenario_through_a_noisy_mat_says_what_replay_says() {
     let scripts = mat_scripts();
     assert!(scripts.len() > 30);

@@ -308,9 +308,9 @@ fn fifty_clients_each_get_every_event_in_order_and_a_stalled_one_holds_none_up()
 
 /// The same at 500 browsers, over the caps a page takes by default (256
 /// connections with the usual limit of 1,024 open files): every client
-/// gets every event, in order (long: `cargo test --release -- --ignored`).
+/// gets every event, in order (long: `cargo test-long`).
 #[test]
-#[ignore = "long (500 browsers): cargo test --release -- --ignored"]
+#[ignore = "long (500 browsers): cargo test-long"]
 fn five_hundred_clients_each_get_every_event_in_order() {
     common::raise_open_file_limit(8192);
     clients_each_get_every_event(

@@ -2698,7 +2698,7 @@ pub(crate) mod tests {
     /// wrong, and no frame without a hand is called busy (a warm wooden
     /// table was once all "skin").
     #[test]
-    #[ignore = "long: cargo test --release -- --ignored"]
+    #[ignore = "long: cargo test-long"]
     fn plain_tables_of_every_kind_are_read_by_their_outline() {
         let mut tally = Tally::default();
         let mut busy = Vec::new();
@@ -3141,30 +3141,6 @@ pub(crate) mod tests {
                     assert_eq!(inside[y * 24 + x], want, "{q:?} at {p:?}");
                 }
             }
-        }
-    }
-
-    /// `cargo test --release --lib vision::cards::tests::timing -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn timing() {
-        for (w, h, pitch) in [(640, 360, 48.0), (1280, 720, 96.0)] {
-            let mut p = base();
-            (p.width, p.height, p.pitch_px) = (w, h, pitch);
-            p.layout_rotation_deg = 20.0;
-            p.tilt_deg = 10.0;
-            let s = render(&table(TABLES[3]), &p, &card_image, cloth());
-            let n = 20;
-            let mut found = 0;
-            let fastest = (0..n)
-                .map(|_| {
-                    let start = std::time::Instant::now();
-                    found = detect(&s.image).len();
-                    start.elapsed()
-                })
-                .min()
-                .unwrap_or_default();
-            println!("{w}x{h}: fastest {fastest:?} per frame, {found} cards");
         }
     }
 }

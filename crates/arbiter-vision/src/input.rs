@@ -131,7 +131,7 @@ pub fn open(input: &CameraInput, cfg: &VisionConfig) -> Result<Live, OpenError> 
 
 #[cfg(feature = "camera")]
 fn camera(index: u32) -> Result<Box<dyn FrameSource>, OpenError> {
-    let cam = crate::camera::CameraSource::open(index, (1280, 720), 30)?;
+    let cam = crate::camera::Webcam::open(index, (1280, 720), 30).map_err(FrameError::from)?;
     Ok(Box::new(cam))
 }
 

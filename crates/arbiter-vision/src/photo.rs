@@ -294,7 +294,7 @@ mod tests {
     /// On every kind of surface, a card photographed from above is found,
     /// and its corners are where the card's are.
     #[test]
-    #[ignore = "long: cargo test --release -- --ignored"]
+    #[ignore = "long: cargo test-long"]
     fn a_card_photographed_on_any_surface_is_found_on_its_edge() {
         let card = Token::Up(Card::new(Colour::Red, Piece::Knight));
         let (mut errors, mut all) = (Vec::new(), 0);
@@ -352,7 +352,7 @@ mod tests {
     /// surface, reads a table of that deck as well as the deck learned
     /// from its flat faces does.
     #[test]
-    #[ignore = "long: cargo test --release -- --ignored"]
+    #[ignore = "long: cargo test-long"]
     fn a_deck_learned_from_photos_reads_as_one_learned_from_its_faces() {
         let deck = FixtureDeck::Silhouette;
         let dir = std::env::temp_dir().join(format!("arbiter-photos-{}", std::process::id()));

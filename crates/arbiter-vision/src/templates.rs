@@ -2920,33 +2920,4 @@ mod tests {
         let e = DeckModel::parse("d.toml", "format = \"something else\"\n").unwrap_err();
         assert!(e.to_string().starts_with("d.toml:1:"), "{e}");
     }
-
-    /// `cargo test --release --lib vision::templates::tests::identify_timing -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn identify_timing() {
-        let mut p = base();
-        p.layout_rotation_deg = 20.0;
-        p.tilt_deg = 10.0;
-        for deck in [printable(), stand_in()] {
-            let s = render(&table(TABLES[1]), &p, &deck.image, cloth());
-            let cards: Vec<RgbImage> = detect_with(&s.image, deck.model)
-                .iter()
-                .map(|d| rectify(&s.image, &d.corners))
-                .collect();
-            let rounds = 200;
-            let start = std::time::Instant::now();
-            for _ in 0..rounds {
-                for c in &cards {
-                    std::hint::black_box(deck.model.identify(c));
-                }
-            }
-            let per = start.elapsed() / (rounds * cards.len() as u32);
-            println!(
-                "{}: identify {per:?} per card ({} cards)",
-                deck.name,
-                cards.len()
-            );
-        }
-    }
 }

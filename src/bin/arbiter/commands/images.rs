@@ -131,16 +131,10 @@ pub fn calibrate(
 /// One frame from a camera, after a moment for its exposure to settle.
 #[cfg(feature = "camera")]
 fn camera_frame(n: u32) -> Result<image::RgbImage> {
-    use arbiter::input::frames::FrameSource;
-    let mut cam = arbiter::input::camera::CameraSource::open(n, (1280, 720), 30)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut cam = arbiter::input::camera::Webcam::open(n, (1280, 720), 30)?;
     let mut last = None;
     for _ in 0..15 {
-        match cam.next_frame() {
-            Ok(Some(f)) => last = Some(f.image),
-            Ok(None) => break,
-            Err(e) => bail!("{e}"),
-        }
+        last = Some(cam.capture()?.image);
     }
     last.with_context(|| format!("camera:{n}: no frame came"))
 }
