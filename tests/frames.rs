@@ -151,8 +151,7 @@ fn a_running_camera_recalibrates_itself_when_its_calibration_no_longer_fits() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The whole demo, to its mate, filmed now (long: `cargo test --release --
-/// --ignored`).
+/// The whole demo, to its mate, filmed now (long: `cargo test-long`).
 #[test]
 #[ignore = "long (films and reads 700 frames): cargo test-long"]
 fn the_whole_filmed_demo_replays_from_its_frames_to_the_scripts_events() {

@@ -41,20 +41,54 @@ fn the_core_depends_on_no_device_screen_or_other_layer() {
 
 #[test]
 fn the_device_crates_stand_on_the_core_only() {
-    for (manifest, own) in [
+    // The vision crate's webcam is its driver, a layer below it: the
+    // camera's frames come from it, and it knows nothing of cards.
+    for (manifest, own, drivers) in [
         (
             "crates/arbiter-vision/Cargo.toml",
-            &["image", "imageproc", "nokhwa"][..],
+            &["image", "imageproc"][..],
+            &["arbiter-webcam"][..],
         ),
-        ("crates/arbiter-mat/Cargo.toml", &["serialport", "nix"][..]),
+        (
+            "crates/arbiter-mat/Cargo.toml",
+            &["serialport", "nix"][..],
+            &[][..],
+        ),
     ] {
         let deps = dependencies(manifest);
         assert!(deps.contains("arbiter-core"), "{manifest}");
         for d in &deps {
-            let layer = d.starts_with("arbiter") && d != "arbiter-core";
+            let layer =
+                d.starts_with("arbiter") && d != "arbiter-core" && !drivers.contains(&d.as_str());
             let foreign_device = DEVICES.contains(&d.as_str()) && !own.contains(&d.as_str());
             assert!(!layer && !foreign_device, "{manifest} depends on {d}");
         }
+    }
+}
+
+/// The webcam driver stands on no layer of ours, so that testing it builds
+/// nokhwa and nothing of the vision stack; nokhwa is its alone.
+#[test]
+fn the_webcam_stands_on_no_layer_and_owns_nokhwa() {
+    let deps = dependencies("crates/arbiter-webcam/Cargo.toml");
+    assert!(deps.contains("nokhwa"));
+    for d in &deps {
+        assert!(
+            !d.starts_with("arbiter") && d != "firmware-protocol",
+            "arbiter-webcam depends on {d}"
+        );
+    }
+    for manifest in [
+        "Cargo.toml",
+        "crates/arbiter-core/Cargo.toml",
+        "crates/arbiter-vision/Cargo.toml",
+        "crates/arbiter-mat/Cargo.toml",
+        "crates/arbiter-web/Cargo.toml",
+    ] {
+        assert!(
+            !dependencies(manifest).contains("nokhwa"),
+            "{manifest} reaches nokhwa past the webcam crate"
+        );
     }
 }
 
