@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use arbiter::deck::print::{back, face};
+use arbiter::deck::print::classic::{back, face};
 use arbiter::table::{Card, Cell, Table, Token};
 use arbiter::vision::cards::{Identify, rectify};
 use arbiter::vision::finder::detect;

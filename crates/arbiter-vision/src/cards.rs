@@ -47,7 +47,7 @@
 use image::{Rgb, RgbImage};
 
 use crate::outline::{self, Edges, Prefer, Source, TableModel};
-use crate::print::{corner_code_centres, read_corner_code, read_corner_code_at};
+use crate::print::classic::{corner_code_centres, read_corner_code, read_corner_code_at};
 pub(super) use crate::shapes::{Line, Run, bilinear, components, fit_line, intersect};
 use arbiter_core::table::{Card, Token};
 
@@ -2194,8 +2194,8 @@ pub(crate) fn rectify_to(
 /// the corner code reader looks at, an eighth of the pixels.
 pub(crate) fn rectify_corner_codes(frame: &RgbImage, corners: &[(f32, f32); 4]) -> RgbImage {
     let mut out = RgbImage::new(RECT_W, RECT_H);
-    let [(cx, cy), _] = crate::print::corner_code_centres();
-    let (rx, ry) = crate::print::corner_code_reach();
+    let [(cx, cy), _] = crate::print::classic::corner_code_centres();
+    let (rx, ry) = crate::print::classic::corner_code_reach();
     // The code spans from `2c - r` to `r` of the card; a pixel more on each
     // side for the reader's rounding.
     let span = |near: f32, far: f32, n: u32| {
@@ -2448,20 +2448,20 @@ pub(crate) mod tests {
     fn corner_codes_rectified_alone_read_as_the_whole_card() {
         let t = table(TABLES[3]);
         let s = render(&t, &base(), &card_image, cloth());
-        let [(cx, cy), _] = crate::print::corner_code_centres();
+        let [(cx, cy), _] = crate::print::classic::corner_code_centres();
         let (mut faces, mut black) = (0, 0);
         for c in &s.truth {
             let full = rectify(&s.image, &c.corners_px);
             let codes = rectify_corner_codes(&s.image, &c.corners_px);
             assert_eq!(
-                crate::print::read_corner_code(&codes),
-                crate::print::read_corner_code(&full),
+                crate::print::classic::read_corner_code(&codes),
+                crate::print::classic::read_corner_code(&full),
                 "{:?}",
                 c.cell
             );
             if c.token != Token::Down {
                 faces += 1;
-                assert_eq!(crate::print::read_corner_code(&codes), c.token.card());
+                assert_eq!(crate::print::classic::read_corner_code(&codes), c.token.card());
             }
             // A code's centre, in both corners, is the full card's pixel.
             for (u, v) in [(cx, cy), (1.0 - cx, 1.0 - cy)] {

@@ -1160,7 +1160,7 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
 pub(crate) mod tests {
     use super::*;
     use crate::finder::detect;
-    use crate::print::{back, face};
+    use crate::print::classic::{back, face};
     use crate::scene::{Scene, SceneParams, felt, render};
     use arbiter_core::table::{Card, Table};
     use image::RgbImage;

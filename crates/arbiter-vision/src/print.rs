@@ -1,28 +1,26 @@
 //! The printable deck: card faces and the back drawn at print size
-//! (63×88 mm at 300 dpi), A4 print sheets, and the corner code that camera
-//! recognition reads off each rectified card.
+//! (63×88 mm at 300 dpi), A4 print sheets, and the same as a PDF
+//! ([`pdf`]).
 //!
-//! A face is a white rounded-corner card with
-//! - a border band in the player's colour whose *pattern* also names the
-//!   colour (white: a thin plain line; black: a thick solid band; red:
-//!   diagonal hatching; blue: a dotted band; yellow: a double line), so the
-//!   colours part without hue;
-//! - a large piece silhouette in the centre, filled in the player's colour
-//!   with a dark outline, and small index silhouettes in the other two corners;
-//! - the corner code in the top-left corner and, turned 180°, in the
-//!   bottom-right corner, so either upright orientation shows a code the same
-//!   way up in the top-left.
+//! The deck is drawn for the camera as well as for people. Every face and
+//! the back carry two fiducial codes ([`crate::codes`]: AprilTag `tag25h9`),
+//! one upright in the top-left corner and one turned 180° in the
+//! bottom-right, each in a white quiet ring; the camera finds and names a
+//! card by them alone. For people a face shows
+//! - the piece twice, large, in the two corners the codes leave free (the
+//!   second turned 180°, so either end up reads the same), filled in the
+//!   player's colour with a dark outline;
+//! - a sash across the middle in the player's colour whose *pattern* also
+//!   names the colour (white: a thin plain line; black: a solid band; red:
+//!   diagonal hatching; blue: dots; yellow: a double line), so the colours
+//!   part without hue.
 //!
-//! The corner code is a 4×4 grid of square modules (module = 53 px, 1/14 of
-//! the card width) on a white quiet zone. The grid corners are the finder:
-//! top-left, top-right and bottom-left black, bottom-right white; they give
-//! the reader its black and white levels. The other 12 modules, row by row,
-//! carry a 12-bit word: bits 0–4 the card index (colour × 6 + piece, colours
-//! and pieces in the order of `Colour::ALL` and `Piece::ALL`), bits 5–11 seven
-//! parity checks over the index (a linear [12,5,4] code: one wrong module is
-//! corrected, two are detected), XORed with a fixed whitening mask so no card
-//! is an all-white grid. A set bit is a black module.
+//! The back is dark blue with a lattice of rings, its two codes on white.
+//!
+//! [`classic`] is the deck printed before the codes (a corner code of the
+//! project's own), kept so that such a deck can still be learned and read.
 
+pub mod classic;
 pub mod pdf;
 
 use std::io;
@@ -36,6 +34,7 @@ use imageproc::drawing::{
 use imageproc::point::Point;
 use imageproc::rect::Rect;
 
+use crate::codes::{self, CODE_CELLS, CodeLayout, Named};
 use arbiter_core::table::{Card, Colour, Piece};
 
 /// Card width in pixels: 63 mm at 300 dpi.
@@ -72,26 +71,17 @@ pub const ENOCHIAN_ARMY: [(Piece, u8); 6] = [
 // ---- geometry -------------------------------------------------------------
 
 /// Corner radius of the card (3 mm).
-const RADIUS: f32 = 36.0;
+pub(crate) const RADIUS: f32 = 36.0;
 /// The border band: from this depth inside the card edge ...
-const BAND_IN: f32 = 24.0;
+pub(crate) const BAND_IN: f32 = 24.0;
 /// ... to this one.
-const BAND_OUT: f32 = 62.0;
-/// Side of one code module.
-const MODULE: u32 = 53;
-/// Modules per side of the code grid.
-const GRID: u32 = 4;
-/// Offset of the code grid from the card's corner (leaves a quiet zone of
-/// about half a module inside the band).
-const CODE_AT: u32 = 90;
-/// Side of the large central glyph.
-const GLYPH: u32 = 400;
+pub(crate) const BAND_OUT: f32 = 62.0;
 
-const WHITE: Rgb<u8> = Rgb([255, 255, 255]);
-const INK: Rgb<u8> = Rgb([16, 16, 16]);
+pub(crate) const WHITE: Rgb<u8> = Rgb([255, 255, 255]);
+pub(crate) const INK: Rgb<u8> = Rgb([16, 16, 16]);
 const CUT: Rgb<u8> = Rgb([190, 190, 190]);
 
-fn ink(colour: Colour) -> Rgb<u8> {
+pub(crate) fn ink(colour: Colour) -> Rgb<u8> {
     match colour {
         Colour::White => WHITE,
         Colour::Black => Rgb([28, 28, 28]),
@@ -103,7 +93,7 @@ fn ink(colour: Colour) -> Rgb<u8> {
 
 /// The colour a band or border line is drawn in (white's is black: white on
 /// white would not show).
-fn band_ink(colour: Colour) -> Rgb<u8> {
+pub(crate) fn band_ink(colour: Colour) -> Rgb<u8> {
     match colour {
         Colour::White => INK,
         Colour::Yellow => Rgb([214, 160, 0]),
@@ -111,230 +101,11 @@ fn band_ink(colour: Colour) -> Rgb<u8> {
     }
 }
 
-// ---- the corner code ------------------------------------------------------
-
-/// Parity masks for the seven check bits (each check bit is the parity of the
-/// index bits under its mask); the resulting code has minimum distance 4.
-const CHECK_MASKS: [u16; 7] = [18, 1, 31, 29, 13, 22, 7];
-/// XORed onto every word so that index 0 is not a blank grid.
-const WHITENING: u16 = 0b1010_0110_1001;
-/// Finder modules (row, col, black).
-const FINDER: [(u32, u32, bool); 4] = [(0, 0, true), (0, 3, true), (3, 0, true), (3, 3, false)];
-/// Number of card indices (5 colours × 6 pieces).
-const INDICES: u16 = 30;
-
-fn card_index(card: Card) -> u16 {
-    let c = Colour::ALL
-        .iter()
-        .position(|&k| k == card.colour)
-        .unwrap_or(0);
-    let p = Piece::ALL
-        .iter()
-        .position(|&k| k == card.piece)
-        .unwrap_or(0);
-    (c * 6 + p) as u16
-}
-
-fn index_card(index: u16) -> Option<Card> {
-    let colour = *Colour::ALL.get(usize::from(index / 6))?;
-    let piece = Piece::ALL[usize::from(index % 6)];
-    Some(Card::new(colour, piece))
-}
-
-/// The 12-bit word for a card index (before whitening).
-fn encode(index: u16) -> u16 {
-    let mut word = index & 0x1f;
-    for (j, mask) in CHECK_MASKS.iter().enumerate() {
-        let parity = (index & mask).count_ones() as u16 & 1;
-        word |= parity << (5 + j);
-    }
-    word ^ WHITENING
-}
-
-/// The data modules (row, col) in bit order: row by row, finder corners
-/// skipped.
-fn data_modules() -> impl Iterator<Item = (u32, u32)> {
-    (0..GRID)
-        .flat_map(|r| (0..GRID).map(move |c| (r, c)))
-        .filter(|&(r, c)| !FINDER.iter().any(|&(fr, fc, _)| fr == r && fc == c))
-}
-
-/// Which modules of the grid are black, indexed `[row][col]`.
-fn code_modules(card: Card) -> [[bool; 4]; 4] {
-    let mut grid = [[false; 4]; 4];
-    for &(r, c, black) in &FINDER {
-        grid[r as usize][c as usize] = black;
-    }
-    let word = encode(card_index(card));
-    for (bit, (r, c)) in data_modules().enumerate() {
-        grid[r as usize][c as usize] = word >> bit & 1 == 1;
-    }
-    grid
-}
-
-fn draw_code(img: &mut RgbImage, card: Card) {
-    let grid = code_modules(card);
-    let span = GRID * MODULE;
-    for r in 0..GRID {
-        for c in 0..GRID {
-            if !grid[r as usize][c as usize] {
-                continue;
-            }
-            // Top-left, upright.
-            let x = CODE_AT + c * MODULE;
-            let y = CODE_AT + r * MODULE;
-            draw_filled_rect_mut(
-                img,
-                Rect::at(x as i32, y as i32).of_size(MODULE, MODULE),
-                INK,
-            );
-            // Bottom-right, turned 180°.
-            let x = CARD_W - CODE_AT - span + (GRID - 1 - c) * MODULE;
-            let y = CARD_H - CODE_AT - span + (GRID - 1 - r) * MODULE;
-            draw_filled_rect_mut(
-                img,
-                Rect::at(x as i32, y as i32).of_size(MODULE, MODULE),
-                INK,
-            );
-        }
-    }
-}
-
-fn luma(p: &Rgb<u8>) -> f32 {
-    0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2])
-}
-
-/// Mean luma of the image over a rectangle given in card pixels
-/// (`CARD_W`×`CARD_H`), scaled to the image.
-fn mean_luma(img: &RgbImage, x0: f32, y0: f32, x1: f32, y1: f32) -> f32 {
-    let sx = img.width() as f32 / CARD_W as f32;
-    let sy = img.height() as f32 / CARD_H as f32;
-    let (w, h) = (img.width() as i64, img.height() as i64);
-    let clamp = |v: f32, max: i64| (v.floor() as i64).clamp(0, max - 1);
-    let (ix0, ix1) = (clamp(x0 * sx, w), clamp(x1 * sx, w));
-    let (iy0, iy1) = (clamp(y0 * sy, h), clamp(y1 * sy, h));
-    let (mut sum, mut n) = (0.0, 0u32);
-    for y in iy0..=iy1.max(iy0) {
-        for x in ix0..=ix1.max(ix0) {
-            sum += luma(img.get_pixel(x as u32, y as u32));
-            n += 1;
-        }
-    }
-    sum / n as f32
-}
-
-/// Samples the code grid in one corner (`flip`: the bottom-right one, read
-/// turned 180°) and decodes it.
-fn read_corner(img: &RgbImage, flip: bool) -> Option<Card> {
-    let m = MODULE as f32;
-    let sample = |r: u32, c: u32| {
-        // The central half of the module.
-        let x = CODE_AT as f32 + c as f32 * m + m * 0.25;
-        let y = CODE_AT as f32 + r as f32 * m + m * 0.25;
-        let (mut x0, mut y0, mut x1, mut y1) = (x, y, x + m * 0.5, y + m * 0.5);
-        if flip {
-            (x0, x1) = (CARD_W as f32 - x1, CARD_W as f32 - x0);
-            (y0, y1) = (CARD_H as f32 - y1, CARD_H as f32 - y0);
-        }
-        mean_luma(img, x0, y0, x1, y1)
-    };
-    let mut levels = [[0.0f32; 4]; 4];
-    for (r, row) in levels.iter_mut().enumerate() {
-        for (c, v) in row.iter_mut().enumerate() {
-            *v = sample(r as u32, c as u32);
-        }
-    }
-    let blacks: Vec<f32> = FINDER
-        .iter()
-        .filter(|f| f.2)
-        .map(|&(r, c, _)| levels[r as usize][c as usize])
-        .collect();
-    let black = blacks.iter().sum::<f32>() / blacks.len() as f32;
-    let darkest_black = blacks.iter().cloned().fold(f32::MIN, f32::max);
-    let white = levels[3][3];
-    // The finder must show real contrast, every black finder module darker
-    // than the threshold.
-    if white - black < 48.0 {
-        return None;
-    }
-    let threshold = (black + white) / 2.0;
-    if darkest_black >= threshold {
-        return None;
-    }
-    let mut word = 0u16;
-    for (bit, (r, c)) in data_modules().enumerate() {
-        if levels[r as usize][c as usize] < threshold {
-            word |= 1 << bit;
-        }
-    }
-    decode(word)
-}
-
-/// The card whose word is within one module of `word`, if exactly one is.
-fn decode(word: u16) -> Option<Card> {
-    let mut best: Option<(u32, u16)> = None;
-    let mut tie = false;
-    for index in 0..INDICES {
-        let d = (encode(index) ^ word).count_ones();
-        match best {
-            Some((bd, _)) if d > bd => {}
-            Some((bd, _)) if d == bd => tie = true,
-            _ => {
-                best = Some((d, index));
-                tie = false;
-            }
-        }
-    }
-    match best {
-        Some((d, index)) if d <= 1 && !tie => index_card(index),
-        _ => None,
-    }
-}
-
-/// Reads the corner code of one card image rectified to portrait (any scale,
-/// either upright orientation). Both corners are read; a card is returned
-/// when at least one decodes and they do not disagree.
-pub fn read_corner_code(card: &RgbImage) -> Option<Card> {
-    if card.width() < 8 || card.height() < 8 {
-        return None;
-    }
-    match (read_corner(card, false), read_corner(card, true)) {
-        (Some(a), Some(b)) if a != b => None,
-        (a, b) => a.or(b),
-    }
-}
-
-/// Reads the corner code in one corner only of a card image rectified to
-/// portrait: the top-left one, or (`bottom_right`) the one turned 180° in
-/// the bottom-right. For a card partly covered (a throne's partner under
-/// its king), where the other corner shows another card.
-pub fn read_corner_code_at(card: &RgbImage, bottom_right: bool) -> Option<Card> {
-    if card.width() < 8 || card.height() < 8 {
-        return None;
-    }
-    read_corner(card, bottom_right)
-}
-
-/// Where the two corner codes' centres lie on a card, as fractions of its
-/// width and height from the top-left: top-left code, bottom-right code.
-pub fn corner_code_centres() -> [(f32, f32); 2] {
-    let mid = CODE_AT as f32 + (GRID * MODULE) as f32 / 2.0;
-    let (u, v) = (mid / CARD_W as f32, mid / CARD_H as f32);
-    [(u, v), (1.0 - u, 1.0 - v)]
-}
-
-/// How far the corner code reaches in from the card's edges, as fractions
-/// of its width and height (the code grid's far side).
-pub fn corner_code_reach() -> (f32, f32) {
-    let far = (CODE_AT + GRID * MODULE) as f32;
-    (far / CARD_W as f32, far / CARD_H as f32)
-}
-
 // ---- the card body --------------------------------------------------------
 
 /// How far inside the rounded card outline the pixel centre lies (negative
 /// outside).
-fn depth(x: u32, y: u32) -> f32 {
+pub(crate) fn depth(x: u32, y: u32) -> f32 {
     let (px, py) = (x as f32 + 0.5, y as f32 + 0.5);
     let (w, h) = (CARD_W as f32, CARD_H as f32);
     let dx = px.min(w - px);
@@ -348,7 +119,7 @@ fn depth(x: u32, y: u32) -> f32 {
 }
 
 /// Calls `f` with every pixel less than `within` deep and its depth.
-fn for_edge_pixels(within: f32, mut f: impl FnMut(u32, u32, f32)) {
+pub(crate) fn for_edge_pixels(within: f32, mut f: impl FnMut(u32, u32, f32)) {
     let reach = (within.max(RADIUS).ceil() as u32 + 1).min(CARD_W / 2);
     for y in 0..CARD_H {
         let full_row = y < reach || y >= CARD_H - reach;
@@ -363,7 +134,7 @@ fn for_edge_pixels(within: f32, mut f: impl FnMut(u32, u32, f32)) {
 }
 
 /// A blank card: white, with a light cut line along the rounded outline.
-fn blank() -> RgbImage {
+pub(crate) fn blank() -> RgbImage {
     let mut img = RgbImage::from_pixel(CARD_W, CARD_H, WHITE);
     for_edge_pixels(2.0, |x, y, d| {
         if d >= 0.0 {
@@ -395,7 +166,7 @@ fn band_centre_points(step: f32) -> Vec<(f32, f32)> {
     pts
 }
 
-fn draw_band(img: &mut RgbImage, colour: Colour) {
+pub(crate) fn draw_band(img: &mut RgbImage, colour: Colour) {
     let c = band_ink(colour);
     let line = |img: &mut RgbImage, from: f32, to: f32| {
         for_edge_pixels(to, |x, y, d| {
@@ -563,7 +334,7 @@ fn draw_shapes(mask: &mut GrayImage, shapes: &[Shape], size: f32) {
 
 /// Draws a piece glyph of side `size` with its top-left corner at (x0, y0),
 /// turned 180° if `flip`.
-fn draw_glyph(img: &mut RgbImage, card: Card, x0: u32, y0: u32, size: u32, flip: bool) {
+pub(crate) fn draw_glyph(img: &mut RgbImage, card: Card, x0: u32, y0: u32, size: u32, flip: bool) {
     let s = size as f32;
     let mut mask = GrayImage::new(size, size);
     draw_shapes(&mut mask, &silhouette(card.piece), s);
@@ -603,45 +374,162 @@ fn draw_glyph(img: &mut RgbImage, card: Card, x0: u32, y0: u32, size: u32, flip:
     }
 }
 
+// ---- the codes ------------------------------------------------------------
+
+/// One code cell's side at print size (4.7 mm): chosen by the decode rate
+/// against the card's width in a frame (docs/architecture.md, "The coded
+/// deck"): a card 50 px wide shows a cell of 3.8 px.
+pub const CODE_CELL: f32 = 56.0;
+
+/// Where the codes lie on a printed card, in print pixels: the black
+/// border a cell and 14 px in (a quiet ring of one cell, and 1.2 mm for a
+/// cut that strays).
+pub const CODE_LAYOUT: CodeLayout = layout_for(CODE_CELL);
+
+/// The layout for codes of cell `cell` (print pixels): for measuring other
+/// sizes (`examples/code_size.rs`).
+pub const fn layout_for(cell: f32) -> CodeLayout {
+    CodeLayout {
+        card: (CARD_W as f32, CARD_H as f32),
+        cell,
+        inset: cell + 14.0,
+    }
+}
+
+/// Draws code `id` with its quiet ring on `img`, the black border's
+/// top-left corner at (`x0`, `y0`), turned 180° if `flip`.
+fn draw_code(img: &mut RgbImage, id: u16, layout: &CodeLayout, flip: bool) {
+    let cells = codes::code_cells(id);
+    let c = layout.cell;
+    let (x0, y0) = if flip {
+        let (w, h) = layout.card;
+        (w - layout.inset - layout.border(), h - layout.inset - layout.border())
+    } else {
+        (layout.inset, layout.inset)
+    };
+    // The quiet ring starts a cell before the border.
+    let (ox, oy) = (x0 - c, y0 - c);
+    let n = CODE_CELLS;
+    for (r, row) in cells.iter().enumerate() {
+        for (col, &white) in row.iter().enumerate() {
+            let (r, col) = if flip { (n - 1 - r, n - 1 - col) } else { (r, col) };
+            let (xa, ya) = (ox + col as f32 * c, oy + r as f32 * c);
+            let (xb, yb) = (xa + c, ya + c);
+            let px = |v: f32| v.round() as i32;
+            let (w, h) = ((px(xb) - px(xa)).max(1), (px(yb) - px(ya)).max(1));
+            let ink = if white { WHITE } else { INK };
+            draw_filled_rect_mut(
+                img,
+                Rect::at(px(xa), px(ya)).of_size(w as u32, h as u32),
+                ink,
+            );
+        }
+    }
+}
+
+fn draw_codes(img: &mut RgbImage, named: Named, layout: &CodeLayout) {
+    let id = codes::code_of(named);
+    draw_code(img, id, layout, false);
+    draw_code(img, id, layout, true);
+}
+
 // ---- faces, back, sheets --------------------------------------------------
 
 /// The face of a card at print size.
 pub fn face(card: Card) -> RgbImage {
+    face_with(card, &CODE_LAYOUT)
+}
+
+/// The face with its codes laid out as `layout` (print pixels).
+pub fn face_with(card: Card, layout: &CodeLayout) -> RgbImage {
     let mut img = blank();
-    draw_band(&mut img, card.colour);
-    draw_code(&mut img, card);
-    let span = GRID * MODULE;
-    // The large central glyph.
-    draw_glyph(
-        &mut img,
-        card,
-        (CARD_W - GLYPH) / 2,
-        (CARD_H - GLYPH) / 2,
-        GLYPH,
-        false,
+    draw_codes(&mut img, Named::Face(card), layout);
+    let (w, h) = (CARD_W as f32, CARD_H as f32);
+    // The code's far edge, with its quiet ring.
+    let code_far = layout.inset + layout.border() + layout.cell;
+    // The glyphs: in the column beside each code, as large as it allows.
+    let column = (w - code_far - BAND_IN).max(40.0);
+    // A silhouette is about two thirds as wide as its box.
+    let glyph = (column * 1.45).min(h / 2.0 - BAND_IN) as u32;
+    let gx = (w - BAND_IN) as u32 - glyph + (glyph as f32 * 0.17) as u32;
+    let gy = BAND_IN as u32;
+    draw_glyph(&mut img, card, gx.min(CARD_W - glyph), gy, glyph, false);
+    let gx = CARD_W - gx.min(CARD_W - glyph) - glyph;
+    draw_glyph(&mut img, card, gx, CARD_H - gy - glyph, glyph, true);
+    // The colour's swatch: under each glyph, beside the other code.
+    let swatch = (
+        w - column - BAND_IN + 12.0,
+        gy as f32 + glyph as f32 * 0.98,
+        w - BAND_IN - 12.0,
+        h - code_far - 12.0,
     );
-    // Small indices in the two corners the codes leave free.
-    draw_glyph(
-        &mut img,
-        card,
-        CARD_W - CODE_AT - span,
-        CODE_AT,
-        span,
-        false,
-    );
-    draw_glyph(&mut img, card, CODE_AT, CARD_H - CODE_AT - span, span, true);
+    if swatch.3 - swatch.1 > 40.0 {
+        draw_swatch(&mut img, card.colour, swatch);
+        let (x0, y0, x1, y1) = swatch;
+        draw_swatch(&mut img, card.colour, (w - x1, h - y1, w - x0, h - y0));
+    }
     img
 }
 
+/// A block (`x0`, `y0`, `x1`, `y1`) in the colour's pattern, which names
+/// the colour without its hue: white a thin frame, black solid, red
+/// hatched, blue dotted, yellow a double frame.
+fn draw_swatch(img: &mut RgbImage, colour: Colour, (x0, y0, x1, y1): (f32, f32, f32, f32)) {
+    let c = band_ink(colour);
+    let px = |v: f32| v.round() as i32;
+    let fill = |img: &mut RgbImage, (xa, ya, xb, yb): (f32, f32, f32, f32)| {
+        let (w, h) = ((px(xb) - px(xa)).max(1), (px(yb) - px(ya)).max(1));
+        draw_filled_rect_mut(img, Rect::at(px(xa), px(ya)).of_size(w as u32, h as u32), c);
+    };
+    let frame = |img: &mut RgbImage, inset: f32, t: f32| {
+        let (xa, ya, xb, yb) = (x0 + inset, y0 + inset, x1 - inset, y1 - inset);
+        fill(img, (xa, ya, xb, ya + t));
+        fill(img, (xa, yb - t, xb, yb));
+        fill(img, (xa, ya, xa + t, yb));
+        fill(img, (xb - t, ya, xb, yb));
+    };
+    match colour {
+        Colour::White => frame(img, 0.0, 8.0),
+        Colour::Black => fill(img, (x0, y0, x1, y1)),
+        Colour::Yellow => {
+            frame(img, 0.0, 10.0);
+            frame(img, 24.0, 10.0);
+        }
+        Colour::Red => {
+            frame(img, 0.0, 5.0);
+            for y in px(y0).max(0) as u32..px(y1).max(0) as u32 {
+                for x in px(x0).max(0) as u32..px(x1).max(0) as u32 {
+                    if (x + y) % 26 < 13 {
+                        img.put_pixel(x, y, c);
+                    }
+                }
+            }
+        }
+        Colour::Blue => {
+            let mut y = y0 + 20.0;
+            while y < y1 - 14.0 {
+                let mut x = x0 + 20.0;
+                while x < x1 - 14.0 {
+                    draw_filled_circle_mut(img, (px(x), px(y)), 12, c);
+                    x += 36.0;
+                }
+                y += 36.0;
+            }
+        }
+    }
+}
+
 /// The back of every card: dark blue with a white frame and a lattice of
-/// rings, symmetric under 180° (and mirror) turns; its corners are plain dark
-/// so no corner code can be read off it.
+/// rings, symmetric under 180° turns, with the back's two codes on white.
 pub fn back() -> RgbImage {
+    back_with(&CODE_LAYOUT)
+}
+
+/// The back with its codes laid out as `layout` (print pixels).
+pub fn back_with(layout: &CodeLayout) -> RgbImage {
     let navy = Rgb([18, 34, 92]);
     let mut img = blank();
     let (cx, cy) = (CARD_W as f32 / 2.0, CARD_H as f32 / 2.0);
-    // The lattice sits in an oval in the middle, away from the corners.
-    let (ox, oy) = (CARD_W as f32 * 0.36, CARD_H as f32 * 0.30);
     let cell = 62.0f32;
     for y in 0..CARD_H {
         for x in 0..CARD_W {
@@ -651,23 +539,29 @@ pub fn back() -> RgbImage {
             }
             let (px, py) = (x as f32 + 0.5 - cx, y as f32 + 0.5 - cy);
             let frame = (14.0..22.0).contains(&d);
-            let oval = (px / ox).powi(2) + (py / oy).powi(2);
-            let ring_edge = (0.92..1.0).contains(&oval);
-            let lattice = oval < 0.92 && {
-                // Rings centred on a square lattice (and on the centre).
-                let gx = px - (px / cell).round() * cell;
-                let gy = py - (py / cell).round() * cell;
-                let r = (gx * gx + gy * gy).sqrt();
-                (20.0..27.0).contains(&r)
-            };
-            let c = if frame || ring_edge || lattice {
-                WHITE
-            } else {
-                navy
-            };
-            img.put_pixel(x, y, c);
+            // Rings centred on a square lattice (and on the centre).
+            let gx = px - (px / cell).round() * cell;
+            let gy = py - (py / cell).round() * cell;
+            let r = (gx * gx + gy * gy).sqrt();
+            let ring = (20.0..27.0).contains(&r);
+            img.put_pixel(x, y, if frame || ring { WHITE } else { navy });
         }
     }
+    // White under each code and a margin round its quiet ring.
+    let pad = layout.cell * 0.5;
+    let side = layout.border() + 2.0 * layout.cell + 2.0 * pad;
+    let at = layout.inset - layout.cell - pad;
+    for (x, y) in [
+        (at, at),
+        (CARD_W as f32 - at - side, CARD_H as f32 - at - side),
+    ] {
+        draw_filled_rect_mut(
+            &mut img,
+            Rect::at(x.round() as i32, y.round() as i32).of_size(side as u32, side as u32),
+            WHITE,
+        );
+    }
+    draw_codes(&mut img, Named::Back, layout);
     img
 }
 
@@ -803,6 +697,7 @@ pub fn export(dir: &Path) -> io::Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
     use image::imageops::{self, FilterType};
+    use imageproc::drawing::draw_filled_ellipse_mut;
     use std::sync::OnceLock;
 
     fn all_cards() -> Vec<Card> {
@@ -846,73 +741,56 @@ mod tests {
         imageops::resize(&img, w, h, FilterType::Triangle)
     }
 
-    #[test]
-    fn code_has_distance_four_and_distinct_words() {
-        for a in 0..INDICES {
-            for b in 0..a {
-                assert!((encode(a) ^ encode(b)).count_ones() >= 4, "{a} {b}");
-            }
-            assert_eq!(decode(encode(a)), index_card(a));
-            for bit in 0..12 {
-                assert_eq!(decode(encode(a) ^ 1 << bit), index_card(a));
-            }
-        }
-        for card in all_cards() {
-            assert_eq!(index_card(card_index(card)), Some(card));
-        }
+    /// What the codes on `img` name, in the order found.
+    fn named(img: &RgbImage) -> Vec<Named> {
+        codes::detect(img)
+            .iter()
+            .filter_map(|c| codes::named_by(c.id))
+            .collect()
     }
 
+    /// Every face and the back show both their codes, whole or turned,
+    /// at print size and at 100 px wide, and with one corner under a
+    /// thumb the other still names the card.
     #[test]
-    fn every_face_reads_back() {
-        for (card, img) in faces() {
-            let card = Some(*card);
-            assert_eq!(read_corner_code(img), card, "full size");
-            assert_eq!(read_corner_code(&imageops::rotate180(img)), card, "rotated");
-            let third = box_reduce(img, 3);
-            let small = shrink(&third, 120);
-            assert_eq!(read_corner_code(&small), card, "120 px");
-            assert_eq!(
-                read_corner_code(&imageops::rotate180(&small)),
-                card,
-                "120 px rotated"
-            );
-            let noisy = imageproc::noise::gaussian_noise(&small, 0.0, 18.0, 7);
-            assert_eq!(read_corner_code(&noisy), card, "120 px noisy");
-            let tiny = shrink(&third, 60);
-            assert_eq!(read_corner_code(&tiny), card, "60 px");
-            let tiny = imageproc::noise::gaussian_noise(&tiny, 0.0, 10.0, 11);
-            assert_eq!(
-                read_corner_code(&imageops::rotate180(&tiny)),
-                card,
-                "60 px noisy rotated"
-            );
+    fn every_face_and_the_back_show_two_codes_of_their_own() {
+        let mut cards: Vec<(Named, RgbImage)> = faces()
+            .iter()
+            .map(|(c, img)| (Named::Face(*c), img.clone()))
+            .collect();
+        cards.push((Named::Back, back()));
+        for (name, img) in &cards {
+            assert_eq!(named(img), [*name; 2], "{name:?}");
+            assert_eq!(named(&imageops::rotate180(img)), [*name; 2], "{name:?} turned");
+            let small = shrink(img, 100);
+            assert_eq!(named(&small), [*name; 2], "{name:?} at 100 px");
+            let mut thumb = small.clone();
+            draw_filled_ellipse_mut(&mut thumb, (8, 10), 30, 34, Rgb([200, 150, 120]));
+            assert_eq!(named(&thumb), [*name], "{name:?} with a thumb");
         }
     }
 
+    /// A code's pose gives the whole card's outline: from either code, the
+    /// card's corners land on the card's corners.
     #[test]
-    fn reads_with_one_corner_covered() {
-        let (card, img) = &faces()[9];
-        let mut small = shrink(img, 120);
-        // A thumb over the top-left corner.
-        draw_filled_rect_mut(
-            &mut small,
-            Rect::at(0, 0).of_size(50, 50),
-            Rgb([200, 150, 120]),
-        );
-        assert_eq!(read_corner_code(&small), Some(*card));
-    }
-
-    #[test]
-    fn back_and_blank_read_as_none() {
-        let b = back();
-        assert_eq!(read_corner_code(&b), None);
-        assert_eq!(read_corner_code(&imageops::rotate180(&b)), None);
-        assert_eq!(read_corner_code(&shrink(&b, 120)), None);
-        assert_eq!(read_corner_code(&blank()), None);
-        assert_eq!(read_corner_code(&RgbImage::new(60, 84)), None);
-        // The back differs from every face.
-        for (_, img) in faces() {
-            assert!(img.as_raw() != b.as_raw());
+    fn either_code_gives_the_card_outline() {
+        let img = face(Card::new(Colour::Red, Piece::Queen));
+        let seen = codes::detect(&img);
+        assert_eq!(seen.len(), 2);
+        let (w, h) = (CARD_W as f32, CARD_H as f32);
+        let corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)];
+        for code in &seen {
+            let outline = code.card_outline(&CODE_LAYOUT);
+            // Either end up: the code turned 180° sees the card turned.
+            let turned = [outline[2], outline[3], outline[0], outline[1]];
+            let off = |o: &[(f32, f32); 4]| {
+                o.iter()
+                    .zip(&corners)
+                    .map(|(a, b)| (a.0 - b.0).hypot(a.1 - b.1))
+                    .fold(0.0f32, f32::max)
+            };
+            let err = off(&outline).min(off(&turned));
+            assert!(err < 6.0, "{outline:?}: {err} px off");
         }
     }
 
@@ -974,15 +852,11 @@ mod tests {
             }
         }
         let wk = image::open(&paths[0]).unwrap().to_rgb8();
-        assert_eq!(
-            read_corner_code(&wk),
-            Some(Card::new(Colour::White, Piece::King))
-        );
+        assert_eq!(named(&wk), [Named::Face(Card::new(Colour::White, Piece::King)); 2]);
         let yn = image::open(&paths[28]).unwrap().to_rgb8();
-        assert_eq!(
-            read_corner_code(&yn),
-            Some(Card::new(Colour::Yellow, Piece::Knight))
-        );
+        assert_eq!(named(&yn), [Named::Face(Card::new(Colour::Yellow, Piece::Knight)); 2]);
+        let back = image::open(&paths[30]).unwrap().to_rgb8();
+        assert_eq!(named(&back), [Named::Back; 2]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

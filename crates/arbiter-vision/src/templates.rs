@@ -94,7 +94,7 @@ use crate::cards::{
     outline_within, rectify_corner_codes, rectify_to, widened,
 };
 use crate::photo::CardPicture;
-use crate::print::{read_corner_code, read_corner_code_at};
+use crate::print::classic::{read_corner_code, read_corner_code_at};
 use arbiter_core::table::{Card, Colour, Piece, Token};
 use arbiter_core::toml_text::{self, TomlError};
 
@@ -1808,7 +1808,7 @@ const BUNDLED: &str = include_str!("../../../calibration/deck-faces.toml");
 /// The printable deck's faces (all five colours) and back, as the bundled
 /// model learns them.
 pub fn printable_faces() -> Vec<(Token, RgbImage)> {
-    use crate::print::{back, face};
+    use crate::print::classic::{back, face};
     let mut faces = vec![(Token::Down, back())];
     for colour in Colour::ALL {
         for piece in Piece::ALL {

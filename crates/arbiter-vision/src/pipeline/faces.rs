@@ -781,7 +781,7 @@ mod tests {
     /// of a white face, as they were.
     #[test]
     fn light_and_exposure_cancel_out_of_absorption() {
-        let face = crate::print::face(Card::new(
+        let face = crate::print::classic::face(Card::new(
             arbiter_core::table::Colour::ALL[1],
             arbiter_core::table::Piece::ALL[2],
         ));
