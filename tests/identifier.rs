@@ -149,8 +149,12 @@ fn the_renderer_records_how_much_print_a_lamp_washed_out() {
     use arbiter_core::table::{Cell, Table};
     use arbiter_testkit::scene::{GLARE_BLANK, Glare, Look, SceneParams, felt, render};
     let table = Table::parse_grid("wK bQ rR uB", Cell::new(0, 0)).expect("a table");
-    let deck =
-        |c: Option<Card>| c.map_or_else(arbiter::deck::print::classic::back, arbiter::deck::print::classic::face);
+    let deck = |c: Option<Card>| {
+        c.map_or_else(
+            arbiter::deck::print::classic::back,
+            arbiter::deck::print::classic::face,
+        )
+    };
     let mut params = SceneParams {
         width: 640,
         height: 360,

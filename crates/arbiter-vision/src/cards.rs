@@ -2461,7 +2461,10 @@ pub(crate) mod tests {
             );
             if c.token != Token::Down {
                 faces += 1;
-                assert_eq!(crate::print::classic::read_corner_code(&codes), c.token.card());
+                assert_eq!(
+                    crate::print::classic::read_corner_code(&codes),
+                    c.token.card()
+                );
             }
             // A code's centre, in both corners, is the full card's pixel.
             for (u, v) in [(cx, cy), (1.0 - cx, 1.0 - cy)] {

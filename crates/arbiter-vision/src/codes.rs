@@ -82,7 +82,10 @@ pub fn named_by(id: u16) -> Option<Named> {
     }
     let n = Piece::ALL.len() as u16;
     let colour = *Colour::ALL.get(usize::from(id / n))?;
-    Some(Named::Face(Card::new(colour, Piece::ALL[usize::from(id % n)])))
+    Some(Named::Face(Card::new(
+        colour,
+        Piece::ALL[usize::from(id % n)],
+    )))
 }
 
 /// The family's codes and cell layout, read once from the detector's own

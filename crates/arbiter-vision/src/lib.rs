@@ -15,6 +15,7 @@ pub mod calibration;
 #[cfg(feature = "camera")]
 pub mod camera;
 pub mod cards;
+pub mod coded;
 pub mod codes;
 pub mod finder;
 pub mod frames;

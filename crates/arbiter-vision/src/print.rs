@@ -403,7 +403,10 @@ fn draw_code(img: &mut RgbImage, id: u16, layout: &CodeLayout, flip: bool) {
     let c = layout.cell;
     let (x0, y0) = if flip {
         let (w, h) = layout.card;
-        (w - layout.inset - layout.border(), h - layout.inset - layout.border())
+        (
+            w - layout.inset - layout.border(),
+            h - layout.inset - layout.border(),
+        )
     } else {
         (layout.inset, layout.inset)
     };
@@ -412,7 +415,11 @@ fn draw_code(img: &mut RgbImage, id: u16, layout: &CodeLayout, flip: bool) {
     let n = CODE_CELLS;
     for (r, row) in cells.iter().enumerate() {
         for (col, &white) in row.iter().enumerate() {
-            let (r, col) = if flip { (n - 1 - r, n - 1 - col) } else { (r, col) };
+            let (r, col) = if flip {
+                (n - 1 - r, n - 1 - col)
+            } else {
+                (r, col)
+            };
             let (xa, ya) = (ox + col as f32 * c, oy + r as f32 * c);
             let (xb, yb) = (xa + c, ya + c);
             let px = |v: f32| v.round() as i32;
@@ -761,7 +768,11 @@ mod tests {
         cards.push((Named::Back, back()));
         for (name, img) in &cards {
             assert_eq!(named(img), [*name; 2], "{name:?}");
-            assert_eq!(named(&imageops::rotate180(img)), [*name; 2], "{name:?} turned");
+            assert_eq!(
+                named(&imageops::rotate180(img)),
+                [*name; 2],
+                "{name:?} turned"
+            );
             let small = shrink(img, 100);
             assert_eq!(named(&small), [*name; 2], "{name:?} at 100 px");
             let mut thumb = small.clone();
@@ -852,9 +863,15 @@ mod tests {
             }
         }
         let wk = image::open(&paths[0]).unwrap().to_rgb8();
-        assert_eq!(named(&wk), [Named::Face(Card::new(Colour::White, Piece::King)); 2]);
+        assert_eq!(
+            named(&wk),
+            [Named::Face(Card::new(Colour::White, Piece::King)); 2]
+        );
         let yn = image::open(&paths[28]).unwrap().to_rgb8();
-        assert_eq!(named(&yn), [Named::Face(Card::new(Colour::Yellow, Piece::Knight)); 2]);
+        assert_eq!(
+            named(&yn),
+            [Named::Face(Card::new(Colour::Yellow, Piece::Knight)); 2]
+        );
         let back = image::open(&paths[30]).unwrap().to_rgb8();
         assert_eq!(named(&back), [Named::Back; 2]);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -44,8 +44,14 @@ impl Reader {
     }
 }
 
-/// The deck's learned faces: the bundled deck's, or a file's.
+/// The deck read: the printable coded deck (by its codes alone), or a
+/// deck read by its learned faces: the deck printed before the codes
+/// (bundled), or a file's.
 pub enum Faces {
+    /// The printable deck, read by its fiducial codes ([`crate::coded`]).
+    Coded,
+    /// The deck printed before the codes ([`crate::print::classic`]), its
+    /// faces learned and bundled.
     Bundled,
     Learned(Box<DeckModel>),
 }
@@ -53,7 +59,10 @@ pub enum Faces {
 impl Faces {
     fn model(&self) -> &DeckModel {
         match self {
-            Faces::Bundled => DeckModel::bundled(),
+            // The coded deck's faces are never compared; a model is only
+            // asked for by the hand-made reader's paths, which the coded
+            // deck does not take.
+            Faces::Coded | Faces::Bundled => DeckModel::bundled(),
             Faces::Learned(m) => m,
         }
     }
@@ -75,9 +84,27 @@ impl Recogniser {
         self
     }
 
-    /// The bundled deck, no calibration.
+    /// The deck printed before the codes, no calibration.
     pub fn bundled() -> Self {
         Recogniser::new(Faces::Bundled, None)
+    }
+
+    /// The printable coded deck, no calibration.
+    pub fn coded() -> Self {
+        Recogniser::new(Faces::Coded, None)
+    }
+
+    /// Whether this deck is read by its codes.
+    pub fn is_coded(&self) -> bool {
+        matches!(self.deck, Faces::Coded)
+    }
+
+    /// The cards of `frame`, found and read as this deck is.
+    fn find(&self, frame: &RgbImage) -> crate::finder::Finding {
+        match self.deck {
+            Faces::Coded => crate::coded::find(frame),
+            _ => find(frame, self.deck.model()),
+        }
     }
 
     pub fn calibration(&self) -> Option<&Calibration> {
@@ -89,6 +116,10 @@ impl Recogniser {
     /// why.
     pub fn recognise(&self, frame: &RgbImage) -> Recognition {
         match self.reader {
+            _ if self.is_coded() => {
+                let finding = self.find(frame);
+                self.place(&finding.cards, frame.dimensions()).0
+            }
             Reader::Patched => {
                 let finding = find(frame, self.deck.model());
                 let (mut recognition, _) = self.place(&finding.cards, frame.dimensions());
@@ -103,7 +134,7 @@ impl Recogniser {
     /// that no longer fits it is refused, with why, rather than used to
     /// name cells it does not name.
     pub fn recognise_checked(&self, frame: &RgbImage) -> Result<Recognition, Stale> {
-        let finding = find(frame, self.deck.model());
+        let finding = self.find(frame);
         if let Some(cal) = &self.calibration {
             cal.check(&finding.cards, frame.dimensions())?;
         }
@@ -119,7 +150,7 @@ impl Recogniser {
     /// allow it, so cells keep their names from then on; the reading's
     /// `note` says each of the two, once.
     pub(crate) fn recognise_placed(&mut self, frame: &RgbImage) -> (Recognition, Vec<Placed>) {
-        let finding = find(frame, self.deck.model());
+        let finding = self.find(frame);
         let size = frame.dimensions();
         let mut note = None;
         if !finding.hand {

@@ -564,6 +564,10 @@ impl Watcher {
         frame: &RgbImage,
         outline: &[(f32, f32); 4],
     ) -> Option<(Token, f32, Outline)> {
+        if self.recogniser.is_coded() {
+            return crate::coded::read_at(frame, outline, DRIFT)
+                .filter(|&(_, confidence, _)| confidence >= SURE_AGAIN);
+        }
         let short = short_side(outline);
         let band = OUTSIDE * short + 2.0;
         let snapped = snap(frame, outline, band, band, Prefer::Nearest).filter(|s| {

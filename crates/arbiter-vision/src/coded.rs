@@ -1,0 +1,326 @@
+//! The coded deck's reader: cards found and named by their codes alone
+//! ([`crate::codes`]), no hand-made identification.
+//!
+//! Every code the detector reads gives the whole card's outline (its pose
+//! and where it lies on the card, [`crate::print::CODE_LAYOUT`]). Codes
+//! whose cards' centres fall together are one card: its two codes, or one
+//! when the other is covered. A card is named when its codes agree and
+//! none was read with more than [`MOST_CORRECTED`] cells corrected;
+//! otherwise it is `??`, and [`CodedCard::doubt`] says why. The outlines go
+//! to the same lattice and tracking as any other reader's.
+
+use image::RgbImage;
+
+use crate::cards::{Detected, Outline};
+use crate::codes::{self, CodeSeen, MOST_CORRECTED, Named};
+use crate::finder::Finding;
+use crate::print::CODE_LAYOUT;
+use arbiter_core::table::Token;
+
+/// Codes whose cards' centres lie closer than this, in card widths, are
+/// the same card. Two cards never lie closer than a card's width apart
+/// (a throne's partner sticks out half a width, and shows its own code
+/// away from the king's), while one card's two codes agree to a few
+/// hundredths.
+const SAME_CARD: f32 = 0.3;
+
+/// Why a card shown by its codes is not named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Doubt {
+    /// A code read with this many cells corrected: too near another code
+    /// to trust.
+    Unsure(usize),
+    /// Its two codes name different cards.
+    Disagree(Named, Named),
+}
+
+impl std::fmt::Display for Doubt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Doubt::Unsure(n) => write!(
+                f,
+                "a code read with {n} of its cells wrong (at most {MOST_CORRECTED} are trusted)"
+            ),
+            Doubt::Disagree(a, b) => write!(
+                f,
+                "its two codes disagree ({} and {})",
+                a.token(),
+                b.token()
+            ),
+        }
+    }
+}
+
+/// One card found by its codes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodedCard {
+    pub detected: Detected,
+    /// How many of its codes were read (1 or 2).
+    pub codes: usize,
+    /// Why it is `??`, when it is.
+    pub doubt: Option<Doubt>,
+}
+
+/// Every card of the coded deck in `frame`.
+pub fn cards(frame: &RgbImage) -> Vec<CodedCard> {
+    group(&codes::detect(frame))
+}
+
+/// [`cards`], as the finder's [`Finding`] the lattice and tracking take.
+/// No hand is judged from the codes: a hand that moves makes the frame
+/// busy by its motion (see [`crate::frames`]).
+pub fn find(frame: &RgbImage) -> Finding {
+    Finding {
+        cards: cards(frame).into_iter().map(|c| c.detected).collect(),
+        hand: false,
+    }
+}
+
+/// The card whose centre lies within `drift` card widths of `outline`'s,
+/// read from the part of `frame` around it only (tracking re-reads the
+/// cells that changed this way): its token, confidence and outline.
+pub fn read_at(frame: &RgbImage, outline: &Outline, drift: f32) -> Option<(Token, f32, Outline)> {
+    let (cx, cy) = centre(outline);
+    let short = short_side(outline);
+    // The card's box and a card's width round it: room for its quiet rings
+    // and for a card put down a little off.
+    let reach = outline
+        .iter()
+        .map(|p| (p.0 - cx).abs().max((p.1 - cy).abs()))
+        .fold(0.0f32, f32::max)
+        + short;
+    let (fw, fh) = (frame.width() as f32, frame.height() as f32);
+    let x0 = (cx - reach).clamp(0.0, fw) as u32;
+    let y0 = (cy - reach).clamp(0.0, fh) as u32;
+    let x1 = (cx + reach).clamp(0.0, fw) as u32;
+    let y1 = (cy + reach).clamp(0.0, fh) as u32;
+    if x1 <= x0 + 8 || y1 <= y0 + 8 {
+        return None;
+    }
+    let crop = image::imageops::crop_imm(frame, x0, y0, x1 - x0, y1 - y0).to_image();
+    let (dx, dy) = (x0 as f32, y0 as f32);
+    group(&codes::detect(&crop))
+        .into_iter()
+        .map(|mut c| {
+            for p in c.detected.corners.iter_mut() {
+                *p = (p.0 + dx, p.1 + dy);
+            }
+            c.detected.centre = (c.detected.centre.0 + dx, c.detected.centre.1 + dy);
+            c
+        })
+        .find(|c| {
+            let (x, y) = c.detected.centre;
+            (x - cx).hypot(y - cy) <= drift * short
+        })
+        .and_then(|c| {
+            let token = c.detected.token?;
+            Some((token, c.detected.confidence, c.detected.corners))
+        })
+}
+
+/// The codes' cards: codes of one card merged, each card named or doubted.
+fn group(seen: &[CodeSeen]) -> Vec<CodedCard> {
+    let outlines: Vec<Outline> = seen.iter().map(|c| c.card_outline(&CODE_LAYOUT)).collect();
+    let mut taken = vec![false; seen.len()];
+    let mut cards = Vec::new();
+    for i in 0..seen.len() {
+        if taken[i] {
+            continue;
+        }
+        taken[i] = true;
+        let here = centre(&outlines[i]);
+        let short = short_side(&outlines[i]);
+        let mut members = vec![i];
+        for j in i + 1..seen.len() {
+            let there = centre(&outlines[j]);
+            if !taken[j] && (here.0 - there.0).hypot(here.1 - there.1) < SAME_CARD * short {
+                taken[j] = true;
+                members.push(j);
+            }
+        }
+        cards.push(card_of(seen, &outlines, &members));
+    }
+    // Left to right, top to bottom: the order a reading is listed in
+    // does not depend on the detector's.
+    cards.sort_by(|a, b| {
+        let (pa, pb) = (a.detected.centre, b.detected.centre);
+        (pa.1, pa.0)
+            .partial_cmp(&(pb.1, pb.0))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    cards
+}
+
+fn card_of(seen: &[CodeSeen], outlines: &[Outline], members: &[usize]) -> CodedCard {
+    let first = &seen[members[0]];
+    let named = codes::named_by(first.id);
+    let mut doubt = None;
+    for &m in members {
+        let other = codes::named_by(seen[m].id);
+        if other != named
+            && let (Some(a), Some(b)) = (named, other)
+        {
+            doubt = Some(Doubt::Disagree(a, b));
+        }
+    }
+    let worst = members
+        .iter()
+        .map(|&m| seen[m].corrected)
+        .max()
+        .unwrap_or(0);
+    if doubt.is_none() && worst > MOST_CORRECTED {
+        doubt = Some(Doubt::Unsure(worst));
+    }
+    // The outline: the mean of the codes' outlines, each turned to the
+    // first's order (the code turned 180° sees the card's corners turned).
+    let base = outlines[members[0]];
+    let mut sum = [(0.0f32, 0.0f32); 4];
+    for &m in members {
+        let o = best_turn(&base, &outlines[m]);
+        for (s, p) in sum.iter_mut().zip(o) {
+            s.0 += p.0;
+            s.1 += p.1;
+        }
+    }
+    let n = members.len() as f32;
+    let corners = sum.map(|(x, y)| (x / n, y / n));
+    let token = match doubt {
+        None => named.map(Named::token),
+        Some(_) => None,
+    };
+    // Sure by construction when named; a second code agreeing and no cell
+    // corrected are what make it surer still.
+    let confidence = match token {
+        Some(_) => 0.9 + 0.05 * (n - 1.0) - 0.02 * worst as f32,
+        None => 0.5,
+    };
+    CodedCard {
+        detected: Detected {
+            corners,
+            centre: centre(&corners),
+            token,
+            confidence,
+        },
+        codes: members.len(),
+        doubt,
+    }
+}
+
+/// `o`'s corners in the order (of its four turns) nearest `base`'s.
+fn best_turn(base: &Outline, o: &Outline) -> Outline {
+    (0..4)
+        .map(|k| std::array::from_fn(|i| o[(i + k) % 4]))
+        .min_by(|a: &Outline, b: &Outline| {
+            let d = |q: &Outline| {
+                q.iter()
+                    .zip(base)
+                    .map(|(p, r)| (p.0 - r.0).hypot(p.1 - r.1))
+                    .sum::<f32>()
+            };
+            d(a).total_cmp(&d(b))
+        })
+        .unwrap_or(*o)
+}
+
+fn centre(o: &Outline) -> (f32, f32) {
+    let (x, y) = o.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+    (x / 4.0, y / 4.0)
+}
+
+fn short_side(o: &Outline) -> f32 {
+    let side = |a: (f32, f32), b: (f32, f32)| (a.0 - b.0).hypot(a.1 - b.1);
+    side(o[0], o[1]).min(side(o[2], o[3])).max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::print::{back, face};
+    use crate::scene::{SceneParams, felt, render};
+    use arbiter_core::table::{Card, Cell, Colour, Piece, Table};
+
+    fn coded_image(card: Option<Card>) -> RgbImage {
+        card.map_or_else(back, face)
+    }
+
+    fn table(text: &str) -> Table {
+        Table::parse_grid(text, Cell::new(0, 0)).unwrap()
+    }
+
+    /// A rendered table of the coded deck: every card found once, named
+    /// right, where it lies.
+    #[test]
+    fn every_card_of_a_table_is_found_once_and_named() {
+        let t = table("wK bQ ## rB\nuN yP wR ##\nbK ## rQ uB\n## wN bP yR\n");
+        for params in [
+            SceneParams {
+                pitch_px: 70.0,
+                ..SceneParams::clean()
+            },
+            SceneParams {
+                pitch_px: 60.0,
+                layout_rotation_deg: 23.0,
+                tilt_deg: 20.0,
+                blur_sigma: 0.8,
+                jpeg_quality: Some(70),
+                ..SceneParams::clean()
+            },
+        ] {
+            let s = render(&t, &params, &coded_image, &felt(128, 3));
+            let found = cards(&s.image);
+            assert_eq!(found.len(), s.truth.len(), "{found:?}");
+            for truth in &s.truth {
+                let near = found
+                    .iter()
+                    .find(|c| {
+                        let (x, y) = c.detected.centre;
+                        (x - truth.centre_px.0).hypot(y - truth.centre_px.1) < 5.0
+                    })
+                    .unwrap_or_else(|| panic!("{:?} not found", truth.cell));
+                assert_eq!(near.detected.token, Some(truth.token), "{:?}", truth.cell);
+                assert!(near.doubt.is_none());
+            }
+        }
+    }
+
+    /// Two codes on one card that name different cards make it `??`,
+    /// with why.
+    #[test]
+    fn a_card_whose_codes_disagree_is_doubted() {
+        // The top half of a white king over the bottom half of a red rook.
+        let king = face(Card::new(Colour::White, Piece::King));
+        let mut card = face(Card::new(Colour::Red, Piece::Rook));
+        let half = king.height() / 2;
+        image::imageops::replace(
+            &mut card,
+            &image::imageops::crop_imm(&king, 0, 0, king.width(), half).to_image(),
+            0,
+            0,
+        );
+        let small = image::imageops::resize(&card, 150, 209, image::imageops::FilterType::Triangle);
+        let mut frame = RgbImage::from_pixel(320, 320, image::Rgb([40, 90, 50]));
+        image::imageops::replace(&mut frame, &small, 80, 50);
+        let found = cards(&frame);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].detected.token, None);
+        assert!(matches!(found[0].doubt, Some(Doubt::Disagree(_, _))));
+        assert!(found[0].doubt.unwrap().to_string().contains("disagree"));
+    }
+
+    /// Re-reading one place finds the card there, from the crop alone.
+    #[test]
+    fn a_card_is_read_again_where_it_lies() {
+        let t = table("wK bQ\nrB uN\n");
+        let params = SceneParams {
+            pitch_px: 80.0,
+            ..SceneParams::clean()
+        };
+        let s = render(&t, &params, &coded_image, &felt(128, 3));
+        for truth in &s.truth {
+            let (token, _, at) = read_at(&s.image, &truth.corners_px, 0.2).expect("read again");
+            assert_eq!(token, truth.token);
+            let (x, y) = centre(&at);
+            assert!((x - truth.centre_px.0).hypot(y - truth.centre_px.1) < 4.0);
+        }
+    }
+}
