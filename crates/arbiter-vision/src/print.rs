@@ -454,20 +454,23 @@ pub fn face_with(card: Card, layout: &CodeLayout) -> RgbImage {
     let (w, h) = (CARD_W as f32, CARD_H as f32);
     // The code's far edge, with its quiet ring.
     let code_far = layout.inset + layout.border() + layout.cell;
-    // The glyphs: in the column beside each code, as large as it allows.
-    let column = (w - code_far - BAND_IN).max(40.0);
-    // A silhouette is about two thirds as wide as its box.
-    let glyph = (column * 1.45).min(h / 2.0 - BAND_IN) as u32;
-    let gx = (w - BAND_IN) as u32 - glyph + (glyph as f32 * 0.17) as u32;
+    // The glyphs: in the column beside each code, as large as it allows
+    // and clear of the code's quiet ring (a silhouette spans 0.12 to 0.88
+    // of its box's width).
+    let left = code_far + 8.0;
+    let column = (w - 12.0 - left).max(40.0);
+    let glyph = (column / 0.76).min(h / 2.0 - BAND_IN);
+    let gx = (left - 0.12 * glyph).max(0.0) as u32;
     let gy = BAND_IN as u32;
+    let glyph = glyph as u32;
     draw_glyph(&mut img, card, gx.min(CARD_W - glyph), gy, glyph, false);
     let gx = CARD_W - gx.min(CARD_W - glyph) - glyph;
     draw_glyph(&mut img, card, gx, CARD_H - gy - glyph, glyph, true);
     // The colour's swatch: under each glyph, beside the other code.
     let swatch = (
-        w - column - BAND_IN + 12.0,
+        left,
         gy as f32 + glyph as f32 * 0.98,
-        w - BAND_IN - 12.0,
+        w - BAND_IN,
         h - code_far - 12.0,
     );
     if swatch.3 - swatch.1 > 40.0 {
