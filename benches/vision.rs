@@ -8,6 +8,8 @@
 //! `learned_name_a_table` names a table's sixteen cards with the learned
 //! identifier.
 //!
+//! `coded_read_*` read a 32-card table of the coded deck by its codes alone.
+//!
 //! `cargo bench --bench vision`. Target: `detect` under 15 ms a frame on one
 //! core, identification by corner code included. Frames are rendered once,
 //! outside the timing.
@@ -313,4 +315,58 @@ fn watch_a_move(bencher: Bencher) {
     bencher
         .with_inputs(primed)
         .bench_local_values(|mut w| w.read(black_box(&after)));
+}
+
+/// Thirty-two cards of the coded deck (a fifth face down), eight by four.
+fn coded_table() -> Table {
+    let deck = arbiter::deck::print::full_deck();
+    let mut t = Table::new();
+    for i in 0..32usize {
+        let token = if i % 5 == 4 {
+            Token::Down
+        } else {
+            Token::Up(deck[(i * 7) % deck.len()])
+        };
+        t.set(Cell::new((i % 8) as i32, (i / 8) as i32), Some(token));
+    }
+    t
+}
+
+/// A coded table read whole by its codes: the frame, and the cards read
+/// (so the timing is of a frame read right).
+fn coded_scene(width: u32, height: u32, pitch_px: f32) -> image::RgbImage {
+    let coded =
+        |c: Option<Card>| c.map_or_else(arbiter::deck::print::back, arbiter::deck::print::face);
+    let params = SceneParams {
+        width,
+        height,
+        pitch_px,
+        tilt_deg: 15.0,
+        layout_rotation_deg: 4.0,
+        blur_sigma: 0.6,
+        jpeg_quality: Some(80),
+        ..SceneParams::clean()
+    };
+    render(&coded_table(), &params, &coded, &felt(128, 3)).image
+}
+
+fn coded_read(bencher: Bencher, frame: image::RgbImage) {
+    let r = Recogniser::coded();
+    let read = r.recognise(&frame).cells.len();
+    assert_eq!(read, 32, "the bench frame is read whole");
+    bencher.bench(|| black_box(r.recognise(black_box(&frame))));
+}
+
+/// The coded deck, a 1280×720 frame of 32 cards 100 px wide. Target: under
+/// 15 ms on one core.
+#[divan::bench]
+fn coded_read_1280x720(bencher: Bencher) {
+    coded_read(bencher, coded_scene(1280, 720, 100.0));
+}
+
+/// The coded deck as a phone streams it: 960×540, cards 50 px wide.
+/// Target: under 8 ms.
+#[divan::bench]
+fn coded_read_960x540(bencher: Bencher) {
+    coded_read(bencher, coded_scene(960, 540, 50.0));
 }

@@ -11,11 +11,13 @@
 
 use image::RgbImage;
 
-use crate::cards::{Detected, Outline};
 use crate::codes::{self, CodeSeen, MOST_CORRECTED, Named};
-use crate::finder::Finding;
 use crate::print::CODE_LAYOUT;
 use arbiter_core::table::Token;
+
+/// A card's outline in the frame: top-left, top-right, bottom-right,
+/// bottom-left as one of its codes sees it (either end may be the top).
+pub type Outline = [(f32, f32); 4];
 
 /// Codes whose cards' centres lie closer than this, in card widths, are
 /// the same card. Two cards never lie closer than a card's width apart
@@ -54,7 +56,12 @@ impl std::fmt::Display for Doubt {
 /// One card found by its codes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CodedCard {
-    pub detected: Detected,
+    pub corners: Outline,
+    pub centre: (f32, f32),
+    /// What it shows; `None` for `??` (see `doubt`).
+    pub token: Option<Token>,
+    /// 0–1: how sure the reading is.
+    pub confidence: f32,
     /// How many of its codes were read (1 or 2).
     pub codes: usize,
     /// Why it is `??`, when it is.
@@ -64,16 +71,6 @@ pub struct CodedCard {
 /// Every card of the coded deck in `frame`.
 pub fn cards(frame: &RgbImage) -> Vec<CodedCard> {
     group(&codes::detect(frame))
-}
-
-/// [`cards`], as the finder's [`Finding`] the lattice and tracking take.
-/// No hand is judged from the codes: a hand that moves makes the frame
-/// busy by its motion (see [`crate::frames`]).
-pub fn find(frame: &RgbImage) -> Finding {
-    Finding {
-        cards: cards(frame).into_iter().map(|c| c.detected).collect(),
-        hand: false,
-    }
 }
 
 /// The card whose centre lies within `drift` card widths of `outline`'s,
@@ -102,20 +99,17 @@ pub fn read_at(frame: &RgbImage, outline: &Outline, drift: f32) -> Option<(Token
     group(&codes::detect(&crop))
         .into_iter()
         .map(|mut c| {
-            for p in c.detected.corners.iter_mut() {
+            for p in c.corners.iter_mut() {
                 *p = (p.0 + dx, p.1 + dy);
             }
-            c.detected.centre = (c.detected.centre.0 + dx, c.detected.centre.1 + dy);
+            c.centre = (c.centre.0 + dx, c.centre.1 + dy);
             c
         })
         .find(|c| {
-            let (x, y) = c.detected.centre;
+            let (x, y) = c.centre;
             (x - cx).hypot(y - cy) <= drift * short
         })
-        .and_then(|c| {
-            let token = c.detected.token?;
-            Some((token, c.detected.confidence, c.detected.corners))
-        })
+        .and_then(|c| Some((c.token?, c.confidence, c.corners)))
 }
 
 /// The codes' cards: codes of one card merged, each card named or doubted.
@@ -143,7 +137,7 @@ fn group(seen: &[CodeSeen]) -> Vec<CodedCard> {
     // Left to right, top to bottom: the order a reading is listed in
     // does not depend on the detector's.
     cards.sort_by(|a, b| {
-        let (pa, pb) = (a.detected.centre, b.detected.centre);
+        let (pa, pb) = (a.centre, b.centre);
         (pa.1, pa.0)
             .partial_cmp(&(pb.1, pb.0))
             .unwrap_or(std::cmp::Ordering::Equal)
@@ -212,12 +206,10 @@ fn card_of(seen: &[CodeSeen], outlines: &[Outline], members: &[usize]) -> CodedC
         None => 0.5,
     };
     CodedCard {
-        detected: Detected {
-            corners,
-            centre: centre(&corners),
-            token,
-            confidence,
-        },
+        corners,
+        centre: centre(&corners),
+        token,
+        confidence,
         codes: members.len(),
         doubt,
     }
@@ -252,91 +244,8 @@ fn short_side(o: &Outline) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::print::{back, face};
-    use crate::scene::{SceneParams, felt, render};
-    use arbiter_core::table::{Card, Cell, Colour, Piece, Table};
-
-    fn coded_image(card: Option<Card>) -> RgbImage {
-        card.map_or_else(back, face)
-    }
-
-    fn table(text: &str) -> Table {
-        Table::parse_grid(text, Cell::new(0, 0)).unwrap()
-    }
-
-    /// A rendered table of the coded deck: every card found once, named
-    /// right, where it lies.
-    #[test]
-    fn every_card_of_a_table_is_found_once_and_named() {
-        let t = table("wK bQ ## rB\nuN yP wR ##\nbK ## rQ uB\n## wN bP yR\n");
-        for params in [
-            SceneParams {
-                pitch_px: 70.0,
-                ..SceneParams::clean()
-            },
-            SceneParams {
-                pitch_px: 60.0,
-                layout_rotation_deg: 23.0,
-                tilt_deg: 20.0,
-                blur_sigma: 0.8,
-                jpeg_quality: Some(70),
-                ..SceneParams::clean()
-            },
-        ] {
-            let s = render(&t, &params, &coded_image, &felt(128, 3));
-            let found = cards(&s.image);
-            assert_eq!(found.len(), s.truth.len(), "{found:?}");
-            for truth in &s.truth {
-                let near = found
-                    .iter()
-                    .find(|c| {
-                        let (x, y) = c.detected.centre;
-                        (x - truth.centre_px.0).hypot(y - truth.centre_px.1) < 5.0
-                    })
-                    .unwrap_or_else(|| panic!("{:?} not found", truth.cell));
-                assert_eq!(near.detected.token, Some(truth.token), "{:?}", truth.cell);
-                assert!(near.doubt.is_none());
-            }
-        }
-    }
-
-    /// Through the recogniser, the cards land on their cells: every cell of
-    /// the table read right (up to the lattice's own origin), nothing else.
-    #[test]
-    fn the_coded_recogniser_reads_every_cell_of_a_table() {
-        use crate::accuracy::{Truth, score};
-        use crate::recognise::Recogniser;
-        let t = table("wK bQ ## rB uP\nuN yP wR ## bN\nbK ## rQ uB wP\n## wN bP yR rK\n");
-        for params in [
-            SceneParams {
-                pitch_px: 50.0,
-                width: 960,
-                height: 540,
-                blur_sigma: 0.8,
-                jpeg_quality: Some(75),
-                ..SceneParams::clean()
-            },
-            SceneParams {
-                pitch_px: 64.0,
-                layout_rotation_deg: 31.0,
-                tilt_deg: 25.0,
-                per_card_skew_deg: 6.0,
-                ..SceneParams::clean()
-            },
-        ] {
-            let s = render(&t, &params, &coded_image, &felt(128, 3));
-            let rec = Recogniser::coded().recognise(&s.image);
-            let sc = score(
-                &Truth {
-                    busy: false,
-                    table: t.clone(),
-                },
-                &rec,
-            );
-            assert_eq!(sc.confident_wrong, 0, "{:?}", sc.wrong_cells);
-            assert_eq!(sc.correct, 20, "{sc}: {rec:?}");
-        }
-    }
+    use crate::print::face;
+    use arbiter_core::table::{Card, Colour, Piece};
 
     /// Two codes on one card that name different cards make it `??`,
     /// with why.
@@ -357,25 +266,8 @@ mod tests {
         image::imageops::replace(&mut frame, &small, 80, 50);
         let found = cards(&frame);
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].detected.token, None);
+        assert_eq!(found[0].token, None);
         assert!(matches!(found[0].doubt, Some(Doubt::Disagree(_, _))));
         assert!(found[0].doubt.unwrap().to_string().contains("disagree"));
-    }
-
-    /// Re-reading one place finds the card there, from the crop alone.
-    #[test]
-    fn a_card_is_read_again_where_it_lies() {
-        let t = table("wK bQ\nrB uN\n");
-        let params = SceneParams {
-            pitch_px: 80.0,
-            ..SceneParams::clean()
-        };
-        let s = render(&t, &params, &coded_image, &felt(128, 3));
-        for truth in &s.truth {
-            let (token, _, at) = read_at(&s.image, &truth.corners_px, 0.2).expect("read again");
-            assert_eq!(token, truth.token);
-            let (x, y) = centre(&at);
-            assert!((x - truth.centre_px.0).hypot(y - truth.centre_px.1) < 4.0);
-        }
     }
 }

@@ -72,7 +72,7 @@ pub fn recogniser(
 ) -> Result<Recogniser, OpenError> {
     let deck = match deck {
         Some(p) => Faces::Learned(Box::new(DeckModel::load(p)?)),
-        None => Faces::Bundled,
+        None => Faces::Printed,
     };
     let calibration = calibration.map(Calibration::load).transpose()?;
     Ok(Recogniser::new(deck, calibration))

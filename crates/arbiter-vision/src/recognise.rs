@@ -14,6 +14,9 @@ pub use crate::pipeline::reading::{Reading, Recognition};
 /// How to read frames: which deck, and the camera's calibration if any.
 pub struct Recogniser {
     deck: Faces,
+    /// For [`Faces::Printed`]: a frame showed a card of the coded deck, so
+    /// every frame from then on is read by its codes.
+    coded_seen: std::sync::atomic::AtomicBool,
     calibration: Option<Calibration>,
     /// A live read set its calibration aside as no longer fitting, and
     /// fits a new one from the first frame that allows it.
@@ -50,6 +53,12 @@ impl Reader {
 pub enum Faces {
     /// The printable deck, read by its fiducial codes ([`crate::coded`]).
     Coded,
+    /// The printable deck as printed now (coded) or before the codes: a
+    /// frame is read by its codes once any frame has shown a card by both
+    /// its codes (a quad of something else may pass for one code, never
+    /// for two agreeing on one card), else as the deck printed before.
+    /// What `--deck` names when it is not given.
+    Printed,
     /// The deck printed before the codes ([`crate::print::classic`]), its
     /// faces learned and bundled.
     Bundled,
@@ -62,7 +71,7 @@ impl Faces {
             // The coded deck's faces are never compared; a model is only
             // asked for by the hand-made reader's paths, which the coded
             // deck does not take.
-            Faces::Coded | Faces::Bundled => DeckModel::bundled(),
+            Faces::Coded | Faces::Printed | Faces::Bundled => DeckModel::bundled(),
             Faces::Learned(m) => m,
         }
     }
@@ -72,6 +81,7 @@ impl Recogniser {
     pub fn new(deck: Faces, calibration: Option<Calibration>) -> Self {
         Recogniser {
             deck,
+            coded_seen: std::sync::atomic::AtomicBool::new(false),
             calibration,
             recalibrating: false,
             reader: Reader::default(),
@@ -94,16 +104,35 @@ impl Recogniser {
         Recogniser::new(Faces::Coded, None)
     }
 
-    /// Whether this deck is read by its codes.
+    /// Whether this deck is read by its codes (for [`Faces::Printed`]:
+    /// since a frame showed it coded).
     pub fn is_coded(&self) -> bool {
-        matches!(self.deck, Faces::Coded)
+        use std::sync::atomic::Ordering;
+        match self.deck {
+            Faces::Coded => true,
+            Faces::Printed => self.coded_seen.load(Ordering::Relaxed),
+            Faces::Bundled | Faces::Learned(_) => false,
+        }
     }
 
     /// The cards of `frame`, found and read as this deck is.
     fn find(&self, frame: &RgbImage) -> crate::finder::Finding {
+        use std::sync::atomic::Ordering;
         match self.deck {
-            Faces::Coded => crate::coded::find(frame),
-            _ => find(frame, self.deck.model()),
+            Faces::Coded => coded_finding(crate::coded::cards(frame)),
+            Faces::Printed => {
+                let cards = crate::coded::cards(frame);
+                let shown = cards.iter().any(|c| c.codes == 2 && c.doubt.is_none());
+                if shown {
+                    self.coded_seen.store(true, Ordering::Relaxed);
+                }
+                if self.coded_seen.load(Ordering::Relaxed) {
+                    coded_finding(cards)
+                } else {
+                    find(frame, self.deck.model())
+                }
+            }
+            Faces::Bundled | Faces::Learned(_) => find(frame, self.deck.model()),
         }
     }
 
@@ -116,9 +145,11 @@ impl Recogniser {
     /// why.
     pub fn recognise(&self, frame: &RgbImage) -> Recognition {
         match self.reader {
-            _ if self.is_coded() => {
+            _ if matches!(self.deck, Faces::Coded | Faces::Printed) => {
                 let finding = self.find(frame);
-                self.place(&finding.cards, frame.dimensions()).0
+                let (mut recognition, _) = self.place(&finding.cards, frame.dimensions());
+                recognition.busy = finding.hand;
+                recognition
             }
             Reader::Patched => {
                 let finding = find(frame, self.deck.model());
@@ -237,6 +268,25 @@ impl Recogniser {
 
     pub(crate) fn model(&self) -> &DeckModel {
         self.deck.model()
+    }
+}
+
+/// The coded deck's cards as the finder's: the lattice and tracking take
+/// them as they take any reader's. No hand is judged from the codes: a
+/// hand that moves makes the frame busy by its motion (see
+/// [`crate::frames`]).
+fn coded_finding(cards: Vec<crate::coded::CodedCard>) -> crate::finder::Finding {
+    crate::finder::Finding {
+        cards: cards
+            .into_iter()
+            .map(|c| Detected {
+                corners: c.corners,
+                centre: c.centre,
+                token: c.token,
+                confidence: c.confidence,
+            })
+            .collect(),
+        hand: false,
     }
 }
 

@@ -1,0 +1,114 @@
+//! The coded deck read end to end: tables of the printable deck rendered
+//! by the scene renderer, found and named by their codes alone
+//! (`arbiter::vision::coded`), placed on cells by the recogniser, and one
+//! place read again from a crop as tracking does.
+
+use arbiter::deck::print::{back, face};
+use arbiter::table::{Card, Cell, Table};
+use arbiter::vision::coded;
+use arbiter::vision::recognise::Recogniser;
+use arbiter_testkit::accuracy::{Truth, score};
+use arbiter_testkit::scene::{SceneParams, felt, render};
+use image::RgbImage;
+
+fn coded_image(card: Option<Card>) -> RgbImage {
+    card.map_or_else(back, face)
+}
+
+fn table(text: &str) -> Table {
+    Table::parse_grid(text, Cell::new(0, 0)).unwrap()
+}
+
+fn centre(o: &[(f32, f32); 4]) -> (f32, f32) {
+    let (x, y) = o.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+    (x / 4.0, y / 4.0)
+}
+
+/// A rendered table of the coded deck: every card found once, named
+/// right, where it lies.
+#[test]
+fn every_card_of_a_table_is_found_once_and_named() {
+    let t = table("wK bQ ## rB\nuN yP wR ##\nbK ## rQ uB\n## wN bP yR\n");
+    for params in [
+        SceneParams {
+            pitch_px: 70.0,
+            ..SceneParams::clean()
+        },
+        SceneParams {
+            pitch_px: 60.0,
+            layout_rotation_deg: 23.0,
+            tilt_deg: 20.0,
+            blur_sigma: 0.8,
+            jpeg_quality: Some(70),
+            ..SceneParams::clean()
+        },
+    ] {
+        let s = render(&t, &params, &coded_image, &felt(128, 3));
+        let found = coded::cards(&s.image);
+        assert_eq!(found.len(), s.truth.len(), "{found:?}");
+        for truth in &s.truth {
+            let near = found
+                .iter()
+                .find(|c| {
+                    let (x, y) = c.centre;
+                    (x - truth.centre_px.0).hypot(y - truth.centre_px.1) < 5.0
+                })
+                .unwrap_or_else(|| panic!("{:?} not found", truth.cell));
+            assert_eq!(near.token, Some(truth.token), "{:?}", truth.cell);
+            assert!(near.doubt.is_none());
+        }
+    }
+}
+
+/// Through the recogniser, the cards land on their cells: every cell of
+/// the table read right (up to the lattice's own origin), nothing else.
+#[test]
+fn the_coded_recogniser_reads_every_cell_of_a_table() {
+    let t = table("wK bQ ## rB uP\nuN yP wR ## bN\nbK ## rQ uB wP\n## wN bP yR rK\n");
+    for params in [
+        SceneParams {
+            pitch_px: 50.0,
+            width: 960,
+            height: 540,
+            blur_sigma: 0.8,
+            jpeg_quality: Some(75),
+            ..SceneParams::clean()
+        },
+        SceneParams {
+            pitch_px: 64.0,
+            layout_rotation_deg: 31.0,
+            tilt_deg: 25.0,
+            per_card_skew_deg: 6.0,
+            ..SceneParams::clean()
+        },
+    ] {
+        let s = render(&t, &params, &coded_image, &felt(128, 3));
+        let rec = Recogniser::coded().recognise(&s.image);
+        let sc = score(
+            &Truth {
+                busy: false,
+                table: t.clone(),
+            },
+            &rec,
+        );
+        assert_eq!(sc.confident_wrong, 0, "{:?}", sc.wrong_cells);
+        assert_eq!(sc.correct, 20, "{sc}: {rec:?}");
+    }
+}
+
+/// Re-reading one place finds the card there, from the crop alone.
+#[test]
+fn a_card_is_read_again_where_it_lies() {
+    let t = table("wK bQ\nrB uN\n");
+    let params = SceneParams {
+        pitch_px: 80.0,
+        ..SceneParams::clean()
+    };
+    let s = render(&t, &params, &coded_image, &felt(128, 3));
+    for truth in &s.truth {
+        let (token, _, at) = coded::read_at(&s.image, &truth.corners_px, 0.2).expect("read again");
+        assert_eq!(token, truth.token);
+        let (x, y) = centre(&at);
+        assert!((x - truth.centre_px.0).hypot(y - truth.centre_px.1) < 4.0);
+    }
+}
