@@ -15,7 +15,8 @@
 //! - `--recording`: the recorded demo game, `fixtures/recordings/demo/`:
 //!   the bundled demo's opening (placements, a card out of order, a capture
 //!   whose FLIP is forgotten, each mended) filmed at 10 frames a second,
-//!   hands coming and going, with `game.toml`, the script it plays.
+//!   hands coming and going, with `game.toml`, the script it plays; the
+//!   cards are the printable deck's, read by their codes.
 //! - `--preview DIR [SET...]`: no fixture; the first frames of the varied
 //!   sets as PNG in DIR, with each card's true corners marked (red: top
 //!   left of the artwork, yellow: the others), to check truth by eye.
@@ -148,7 +149,8 @@ fn recording() -> std::io::Result<()> {
     }
     let text = format!(
         "# The recorded demo game: the opening of the bundled demo, filmed by a\n\
-         # camera over green felt at 10 frames a second, hands coming and going.\n\
+         # camera over green felt at 10 frames a second, hands coming and going,\n\
+         # the printable deck's codes on every card.\n\
          # Two players place cards, Black lays one out of Battleplan order and\n\
          # mends it, and Black's bishop captures but forgets the FLIP, then\n\
          # mends that. `arbiter play --input frames:fixtures/recordings/demo`\n\
@@ -178,7 +180,7 @@ fn recording() -> std::io::Result<()> {
     fs::create_dir_all(dir)?;
     for (n, (table, params)) in frames.iter().enumerate() {
         let cloth = felt(256, params.seed);
-        let scene = render(table, params, &|c| FixtureDeck::Printed.image(c), &cloth);
+        let scene = render(table, params, &|c| FixtureDeck::Coded.image(c), &cloth);
         let jpeg = scene.jpeg.expect("filmed as JPEG");
         fs::write(dir.join(format!("{n:03}.jpg")), jpeg)?;
     }

@@ -161,7 +161,7 @@ fn the_whole_filmed_demo_replays_from_its_frames_to_the_scripts_events() {
     let script = Script::load(Path::new(path)).unwrap();
     let dir = temp_dir("game");
     let frames = film(&script, &Filming::default());
-    write_set(&dir, "demo", &frames, &|c| FixtureDeck::Printed.image(c)).unwrap();
+    write_set(&dir, "demo", &frames, &|c| FixtureDeck::Coded.image(c)).unwrap();
     let out = arbiter(&[
         "watch",
         "--input",

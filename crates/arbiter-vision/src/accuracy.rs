@@ -333,9 +333,9 @@ pub fn frames_of(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, SetError> {
     Ok(out)
 }
 
-/// The recogniser a fixture set asks for: the bundled deck, or the deck
-/// learned from the faces its `DECK` file names (relative to `root`, the
-/// repository).
+/// The recogniser a fixture set asks for: the bundled deck, the coded
+/// deck (a `DECK` file saying `coded`), or the deck learned from the faces
+/// its `DECK` file names (relative to `root`, the repository).
 pub fn recogniser_for(set: &Path, root: &Path) -> Result<Recogniser, SetError> {
     let deck_file = set.join("DECK");
     if !deck_file.exists() {
@@ -345,6 +345,10 @@ pub fn recogniser_for(set: &Path, root: &Path) -> Result<Recogniser, SetError> {
         path: deck_file.clone(),
         source,
     })?;
+    // The coded deck is read by its codes, with nothing to learn.
+    if faces.trim() == "coded" {
+        return Ok(Recogniser::coded());
+    }
     let model = DeckModel::learn_dir(&root.join(faces.trim()))?;
     Ok(Recogniser::new(Faces::Learned(Box::new(model)), None).with_reader(Reader::from_env()))
 }
