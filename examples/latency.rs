@@ -20,9 +20,10 @@
 //!   `http` serves the same frames at the same rate from a loopback MJPEG
 //!   server, as a phone's camera app does (`camera:http://…`), so the two
 //!   rows differ by what the network input costs.
-//! - `--deck NAME`: the deck filmed (default `printed`; `stand-in`,
-//!   `letters`, `silhouette`, `outline` are learned from their faces in
-//!   `fixtures/decks/`, as `arbiter deck learn` would).
+//! - `--deck NAME`: the deck filmed (default `coded`, the printable deck
+//!   read by its codes; `printed` is the deck printed before the codes;
+//!   `stand-in`, `letters`, `silhouette`, `outline` are learned from their
+//!   faces in `fixtures/decks/`, as `arbiter deck learn` would).
 //!
 //! For each surface it prints how many of the filmed tables were read as
 //! filmed, how many of those the referee judged (a step that causes no
@@ -96,7 +97,7 @@ fn options() -> Result<Options, String> {
         settle: VisionConfig::default().settle,
         keep: None,
         whole: false,
-        deck: FixtureDeck::Printed,
+        deck: FixtureDeck::Coded,
         via: vec!["frames".into(), "http".into()],
     };
     let args: Vec<String> = std::env::args().skip(1).collect();

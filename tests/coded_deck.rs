@@ -112,3 +112,50 @@ fn a_card_is_read_again_where_it_lies() {
         assert!((x - truth.centre_px.0).hypot(y - truth.centre_px.1) < 4.0);
     }
 }
+
+/// A lamp's glare that washes a card's face out, codes and all, leaves
+/// `??` where it lies, said to be glare; a card whose codes still show
+/// through it, and the cards it spares, read right.
+#[test]
+fn a_card_glare_washed_out_is_unreadable_for_glare() {
+    use arbiter_testkit::scene::{GLARE_BLANK, Glare};
+    let t = table("wK bQ ## rB uP\nuN yP wR ## bN\nbK ## rQ uB wP\n");
+    let mut params = SceneParams {
+        pitch_px: 70.0,
+        ..SceneParams::clean()
+    };
+    params.look.glare = Some(Glare {
+        at: (0.5, 0.5),
+        radius: 0.15,
+        strength: 1.5,
+    });
+    let s = render(&t, &params, &coded_image, &felt(128, 3));
+    let found = coded::cards(&s.image);
+    let blank: Vec<_> = s
+        .truth
+        .iter()
+        .filter(|c| c.glare_clipped >= GLARE_BLANK)
+        .collect();
+    assert!(!blank.is_empty(), "the lamp washes no card out");
+    for truth in &s.truth {
+        let (tx, ty) = truth.centre_px;
+        let near = found
+            .iter()
+            .find(|c| (c.centre.0 - tx).hypot(c.centre.1 - ty) < 0.5 * 70.0);
+        if truth.glare_clipped >= GLARE_BLANK {
+            // Its glyph is gone; its codes, black on white, may still show.
+            let near = near.unwrap_or_else(|| panic!("{:?}: nothing where glare lies", truth.cell));
+            match near.token {
+                Some(token) => assert_eq!(token, truth.token, "{:?}", truth.cell),
+                None => assert_eq!(near.doubt, Some(coded::Doubt::Glare), "{:?}", truth.cell),
+            }
+        } else if let Some(card) = near.filter(|c| c.token.is_some()) {
+            assert_eq!(card.token, Some(truth.token), "{:?}", truth.cell);
+        }
+    }
+    assert!(
+        found.iter().any(|c| c.doubt == Some(coded::Doubt::Glare)),
+        "no card is unreadable for glare: {found:?}"
+    );
+    assert!(found.iter().filter(|c| c.token.is_some()).count() >= 10);
+}

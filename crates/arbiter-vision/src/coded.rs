@@ -34,6 +34,8 @@ pub enum Doubt {
     Unsure(usize),
     /// Its two codes name different cards.
     Disagree(Named, Named),
+    /// A lamp's glare washed out where a card lies, codes and all.
+    Glare,
 }
 
 impl std::fmt::Display for Doubt {
@@ -49,6 +51,7 @@ impl std::fmt::Display for Doubt {
                 a.token(),
                 b.token()
             ),
+            Doubt::Glare => write!(f, "glare washes out its codes"),
         }
     }
 }
@@ -68,9 +71,115 @@ pub struct CodedCard {
     pub doubt: Option<Doubt>,
 }
 
-/// Every card of the coded deck in `frame`.
+/// Every card of the coded deck in `frame`, and `??` where a lamp's glare
+/// washed out a card's whole face.
 pub fn cards(frame: &RgbImage) -> Vec<CodedCard> {
-    group(&codes::detect(frame))
+    let mut cards = group(&codes::detect(frame));
+    let blanks = glare_blanks(frame, &cards);
+    cards.extend(blanks);
+    cards
+}
+
+/// A pixel this bright in every channel is clipped: nothing printed shows
+/// through it.
+const CLIPPED: u8 = 250;
+/// A card's place this much clipped holds a card glare washed out (the
+/// cloth, matte, rarely clips; a card's stock, glossy, does).
+const GLARE_WASHED: f32 = 0.35;
+
+/// `??` cards where glare washed a card out beside the cards read: each
+/// place a card would lie beside one read (its outline moved by a card
+/// and a gap along either side), holding no card read and clipped over at
+/// least [`GLARE_WASHED`] of it; then beside those, so a lamp's spot over
+/// a few cards leaves each of them `??`. A card no one could read is
+/// there; a place next to no card read is never guessed at.
+fn glare_blanks(frame: &RgbImage, cards: &[CodedCard]) -> Vec<CodedCard> {
+    let mut out: Vec<CodedCard> = Vec::new();
+    let mut from: Vec<CodedCard> = cards
+        .iter()
+        .filter(|c| c.token.is_some())
+        .cloned()
+        .collect();
+    // Each round looks beside the last round's cards; a spot covers a few.
+    for _ in 0..3 {
+        let mut found = Vec::new();
+        for c in &from {
+            let (o, short) = (c.corners, short_side(&c.corners));
+            let u = (o[1].0 - o[0].0, o[1].1 - o[0].1);
+            let v = (o[3].0 - o[0].0, o[3].1 - o[0].1);
+            let gap = 0.12 * short;
+            let step = |a: (f32, f32)| {
+                let l = a.0.hypot(a.1).max(1.0);
+                (a.0 * (l + gap) / l, a.1 * (l + gap) / l)
+            };
+            let (su, sv) = (step(u), step(v));
+            for (du, dv) in [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)] {
+                let shift = (du * su.0 + dv * sv.0, du * su.1 + dv * sv.1);
+                let centre = (c.centre.0 + shift.0, c.centre.1 + shift.1);
+                let taken =
+                    cards.iter().chain(&out).chain(&found).any(|k| {
+                        (k.centre.0 - centre.0).hypot(k.centre.1 - centre.1) < 0.5 * short
+                    });
+                if taken {
+                    continue;
+                }
+                let corners = o.map(|p| (p.0 + shift.0, p.1 + shift.1));
+                if clipped_share(frame, &corners) >= GLARE_WASHED {
+                    found.push(CodedCard {
+                        corners,
+                        centre,
+                        token: None,
+                        confidence: 0.3,
+                        codes: 0,
+                        doubt: Some(Doubt::Glare),
+                    });
+                }
+            }
+        }
+        if found.is_empty() {
+            break;
+        }
+        out.extend(found.iter().cloned());
+        from = found;
+    }
+    out
+}
+
+/// The share of a card's place (sampled on a grid inside its outline)
+/// that is clipped; a place partly off the frame counts what is in it.
+fn clipped_share(frame: &RgbImage, o: &Outline) -> f32 {
+    let (w, h) = (frame.width() as f32, frame.height() as f32);
+    let (mut clipped, mut n) = (0u32, 0u32);
+    for i in 0..8 {
+        for j in 0..11 {
+            let (s, t) = ((i as f32 + 0.5) / 8.0, (j as f32 + 0.5) / 11.0);
+            let top = (
+                o[0].0 + (o[1].0 - o[0].0) * s,
+                o[0].1 + (o[1].1 - o[0].1) * s,
+            );
+            let bottom = (
+                o[3].0 + (o[2].0 - o[3].0) * s,
+                o[3].1 + (o[2].1 - o[3].1) * s,
+            );
+            let (x, y) = (
+                top.0 + (bottom.0 - top.0) * t,
+                top.1 + (bottom.1 - top.1) * t,
+            );
+            if x < 0.0 || y < 0.0 || x >= w || y >= h {
+                continue;
+            }
+            n += 1;
+            let p = frame.get_pixel(x as u32, y as u32);
+            if p.0.iter().all(|&v| v >= CLIPPED) {
+                clipped += 1;
+            }
+        }
+    }
+    if n == 0 {
+        0.0
+    } else {
+        clipped as f32 / n as f32
+    }
 }
 
 /// The card whose centre lies within `drift` card widths of `outline`'s,

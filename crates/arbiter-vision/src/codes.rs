@@ -125,11 +125,11 @@ fn family_table() -> &'static FamilyTable {
 /// what is printed, upright.
 pub fn code_cells(id: u16) -> [[bool; CODE_CELLS]; CODE_CELLS] {
     let table = family_table();
+    // The quiet ring white, the rest black until the bits are set.
     let mut cells = [[false; CODE_CELLS]; CODE_CELLS];
-    for i in 0..CODE_CELLS {
-        for j in [0, CODE_CELLS - 1] {
-            cells[i][j] = true;
-            cells[j][i] = true;
+    for (r, row) in cells.iter_mut().enumerate() {
+        for (c, cell) in row.iter_mut().enumerate() {
+            *cell = r == 0 || c == 0 || r == CODE_CELLS - 1 || c == CODE_CELLS - 1;
         }
     }
     let code = table.codes[usize::from(id)];
@@ -313,11 +313,15 @@ mod tests {
         assert_eq!(table.bits.len(), 25);
         for id in 0..35 {
             let cells = code_cells(id);
-            for i in 0..CODE_CELLS {
-                assert!(cells[0][i] && cells[8][i] && cells[i][0] && cells[i][8]);
-            }
-            for i in 1..8 {
-                assert!(!cells[1][i] && !cells[7][i] && !cells[i][1] && !cells[i][7]);
+            for (r, row) in cells.iter().enumerate() {
+                for (c, &white) in row.iter().enumerate() {
+                    let ring = r.min(c).min(8 - r).min(8 - c);
+                    match ring {
+                        0 => assert!(white, "{id}: the quiet ring at {r},{c}"),
+                        1 => assert!(!white, "{id}: the border at {r},{c}"),
+                        _ => {}
+                    }
+                }
             }
         }
         // Two codes differ in at least nine data cells.
