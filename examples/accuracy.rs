@@ -12,6 +12,9 @@
 //! again with their seeds moved on by N million (N from 1) and reports on
 //! those frames alone. The committed frames are the ones every threshold
 //! was measured on; unseen ones tell whether the figures hold beyond them.
+//! With `--coded` as well, every frame shows the coded deck instead of its
+//! set's deck (same tables, surfaces, lights, lenses, hands and card
+//! widths), read by its codes alone.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,6 +23,7 @@ use arbiter_testkit::accuracy::{
     FrameScore, Recognisers, Score, factor_tables, recogniser_for, run_rendered_set, run_set,
     run_varied_set,
 };
+use arbiter_testkit::fixtures::FixtureDeck;
 use arbiter_testkit::fixtures::tables::table_sets_seeded;
 
 fn dirs(of: &Path) -> Result<Vec<PathBuf>, String> {
@@ -91,7 +95,16 @@ fn unseen(root: &Path, n: u64) -> Result<(), String> {
     println!("varied sets' specs, seeds moved on by {n} million (frames never tuned on):");
     let mut recs = Recognisers::new(root);
     let mut sets = Vec::new();
-    for set in table_sets_seeded(n * 1_000_000) {
+    let coded = std::env::args().any(|a| a == "--coded");
+    if coded {
+        println!("every frame's cards the coded deck's, read by their codes alone:");
+    }
+    for mut set in table_sets_seeded(n * 1_000_000) {
+        if coded {
+            for f in &mut set.frames {
+                f.deck = FixtureDeck::Coded;
+            }
+        }
         let scored = run_rendered_set(&set, &mut recs).map_err(|e| e.to_string())?;
         sets.push((set.name.to_string(), scored));
     }

@@ -389,6 +389,8 @@ impl Recognisers {
         if !self.by_deck.contains_key(deck) {
             let r = if deck == "printed" || deck.is_empty() {
                 Recogniser::bundled()
+            } else if deck == "coded" {
+                Recogniser::coded()
             } else {
                 let dir = self.root.join("fixtures/decks").join(deck);
                 let model = DeckModel::learn_dir(&dir)?;
