@@ -4,14 +4,17 @@
 //! Every code the detector reads gives the whole card's outline (its pose
 //! and where it lies on the card, [`crate::print::CODE_LAYOUT`]). Codes
 //! whose cards' centres fall together are one card: its two codes, or one
-//! when the other is covered. A card is named when its codes agree and
-//! none was read with more than [`MOST_CORRECTED`] cells corrected;
-//! otherwise it is `??`, and [`CodedCard::doubt`] says why. The outlines go
+//! when the other is covered, which then counts only read with no cell
+//! corrected ([`MOST_CORRECTED_ALONE`]: a quad of something else comes
+//! within a cell or two of a code now and then, never twice at one card's
+//! two places). A card is named when its codes agree and none was read
+//! with more than [`MOST_CORRECTED`] cells corrected; otherwise it is
+//! `??`, and [`CodedCard::doubt`] says why. The outlines go
 //! to the same lattice and tracking as any other reader's.
 
 use image::RgbImage;
 
-use crate::codes::{self, CodeSeen, MOST_CORRECTED, Named};
+use crate::codes::{self, CodeSeen, MOST_CORRECTED, MOST_CORRECTED_ALONE, Named};
 use crate::print::CODE_LAYOUT;
 use arbiter_core::table::Token;
 
@@ -241,6 +244,12 @@ fn group(seen: &[CodeSeen]) -> Vec<CodedCard> {
                 members.push(j);
             }
         }
+        // A code alone is a card only read perfectly.
+        if let [only] = members[..]
+            && seen[only].corrected > MOST_CORRECTED_ALONE
+        {
+            continue;
+        }
         cards.push(card_of(seen, &outlines, &members));
     }
     // Left to right, top to bottom: the order a reading is listed in
@@ -355,6 +364,42 @@ mod tests {
     use super::*;
     use crate::print::face;
     use arbiter_core::table::{Card, Colour, Piece};
+
+    fn code(id: u16, corrected: usize, at: (f64, f64)) -> CodeSeen {
+        CodeSeen {
+            id,
+            corrected,
+            margin: 100.0,
+            homography: [[20.0, 0.0, at.0], [0.0, 20.0, at.1], [0.0, 0.0, 1.0]],
+        }
+    }
+
+    /// A code alone on its card is a card only read with no cell
+    /// corrected (a quad of a cloth or another deck comes within a cell
+    /// or two of a code now and then); two at one card's place may each
+    /// have had two corrected.
+    #[test]
+    fn a_lone_code_must_read_perfectly_and_a_pair_may_be_corrected() {
+        let perfect = group(&[code(3, 0, (100.0, 100.0))]);
+        assert_eq!(perfect.len(), 1);
+        assert!(perfect[0].token.is_some());
+        assert!(group(&[code(3, 1, (100.0, 100.0))]).is_empty());
+        assert!(group(&[code(3, 3, (100.0, 100.0))]).is_empty());
+        let pair = group(&[code(3, 2, (100.0, 100.0)), code(3, 2, (101.0, 100.0))]);
+        assert_eq!(pair.len(), 1);
+        assert_eq!(pair[0].codes, 2);
+        assert!(pair[0].token.is_some());
+        // Both codes too far gone: the card is there, but `??`.
+        let unsure = group(&[code(3, 3, (100.0, 100.0)), code(3, 3, (101.0, 100.0))]);
+        assert_eq!(unsure.len(), 1);
+        assert_eq!(unsure[0].token, None);
+        assert_eq!(unsure[0].doubt, Some(Doubt::Unsure(3)));
+        // Two cards apart stay two.
+        assert_eq!(
+            group(&[code(3, 0, (100.0, 100.0)), code(4, 0, (400.0, 100.0))]).len(),
+            2
+        );
+    }
 
     /// Two codes on one card that name different cards make it `??`,
     /// with why.
