@@ -32,8 +32,8 @@ const SAME_CARD: f32 = 0.3;
 /// Why a card shown by its codes is not named.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Doubt {
-    /// A code read with this many cells corrected: too near another code
-    /// to trust.
+    /// Its codes read with this many cells corrected (the worst of them):
+    /// too near another code to trust.
     Unsure(usize),
     /// Its two codes name different cards.
     Disagree(Named, Named),
@@ -46,7 +46,7 @@ impl std::fmt::Display for Doubt {
         match self {
             Doubt::Unsure(n) => write!(
                 f,
-                "a code read with {n} of its cells wrong (at most {MOST_CORRECTED} are trusted)"
+                "its codes read with {n} of their cells wrong (at most {MOST_CORRECTED} are trusted)"
             ),
             Doubt::Disagree(a, b) => write!(
                 f,
@@ -68,7 +68,8 @@ pub struct CodedCard {
     pub token: Option<Token>,
     /// 0–1: how sure the reading is.
     pub confidence: f32,
-    /// How many of its codes were read (1 or 2).
+    /// How many of its codes were read (1 or 2; 0 for a card glare
+    /// washed out).
     pub codes: usize,
     /// Why it is `??`, when it is.
     pub doubt: Option<Doubt>,
