@@ -29,6 +29,7 @@ fn main() -> ExitCode {
             if to_file {
                 tracing::error!("{line}");
             }
+            log::give_back_stderr();
             eprintln!("arbiter: {line}");
             ExitCode::from(2)
         }

@@ -193,8 +193,11 @@ fn start_view(plan: Plan, delay: Option<Duration>, args: &PlayArgs, seed: u64) -
         app = app.serving(url);
     }
     app.restore(&observations);
-    arbiter::tui::run(app, &mut screen).context("the terminal")?;
+    crate::log::stderr_to_log();
+    let ran = arbiter::tui::run(app, &mut screen);
     drop(screen);
+    crate::log::give_back_stderr();
+    ran.context("the terminal")?;
     // A game quit before anything happened leaves nothing for `--resume`
     // to pick up in its place.
     if fresh && nothing_happened(&journal_path) {
