@@ -43,7 +43,7 @@ pub const MOST_CORRECTED: usize = 2;
 /// A code alone on its card (the other covered, or none: a quad of a
 /// cloth's pattern or another deck's print) counts only read with no cell
 /// corrected. Photos of other decks and tables hold quads within two cells
-/// of a code (2 in the 130 of `../shared`, 9 within three); within none,
+/// of a code (2 in 268 real photos of other decks, 20 within three); within none,
 /// a quad is a code by chance about once in 250,000, and two codes of one
 /// card at their places on it never are.
 pub const MOST_CORRECTED_ALONE: usize = 0;

@@ -704,13 +704,14 @@ pub fn export(dir: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 #[cfg(test)]
+// The helpers are shared with `classic`'s tests.
 mod tests {
     use super::*;
     use image::imageops::{self, FilterType};
     use imageproc::drawing::draw_filled_ellipse_mut;
     use std::sync::OnceLock;
 
-    fn all_cards() -> Vec<Card> {
+    pub(super) fn all_cards() -> Vec<Card> {
         Colour::ALL
             .iter()
             .flat_map(|&c| Piece::ALL.map(|p| Card::new(c, p)))
@@ -724,7 +725,7 @@ mod tests {
     }
 
     /// Averages `k`×`k` blocks (a cheap first step down from print size).
-    fn box_reduce(img: &RgbImage, k: u32) -> RgbImage {
+    pub(super) fn box_reduce(img: &RgbImage, k: u32) -> RgbImage {
         RgbImage::from_fn(img.width() / k, img.height() / k, |x, y| {
             let mut sum = [0u32; 3];
             for dy in 0..k {
@@ -741,7 +742,7 @@ mod tests {
 
     /// The card downscaled to `w` pixels wide: box-averaged by 3, then
     /// bilinear.
-    fn shrink(img: &RgbImage, w: u32) -> RgbImage {
+    pub(super) fn shrink(img: &RgbImage, w: u32) -> RgbImage {
         let h = (w as f32 * CARD_H as f32 / CARD_W as f32).round() as u32;
         let img = if img.width() >= 3 * w {
             box_reduce(img, 3)

@@ -331,49 +331,15 @@ pub fn back() -> RgbImage {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{all_cards, box_reduce, shrink};
     use super::*;
-    use image::imageops::{self, FilterType};
+    use image::imageops;
     use std::sync::OnceLock;
-
-    fn all_cards() -> Vec<Card> {
-        Colour::ALL
-            .iter()
-            .flat_map(|&c| Piece::ALL.map(|p| Card::new(c, p)))
-            .collect()
-    }
 
     /// Every face (all five colours), rendered once for all tests.
     fn faces() -> &'static [(Card, RgbImage)] {
         static FACES: OnceLock<Vec<(Card, RgbImage)>> = OnceLock::new();
         FACES.get_or_init(|| all_cards().into_iter().map(|c| (c, face(c))).collect())
-    }
-
-    /// Averages `k`×`k` blocks (a cheap first step down from print size).
-    fn box_reduce(img: &RgbImage, k: u32) -> RgbImage {
-        RgbImage::from_fn(img.width() / k, img.height() / k, |x, y| {
-            let mut sum = [0u32; 3];
-            for dy in 0..k {
-                for dx in 0..k {
-                    let p = img.get_pixel(x * k + dx, y * k + dy);
-                    for i in 0..3 {
-                        sum[i] += u32::from(p[i]);
-                    }
-                }
-            }
-            Rgb(sum.map(|v| (v / (k * k)) as u8))
-        })
-    }
-
-    /// The card downscaled to `w` pixels wide: box-averaged by 3, then
-    /// bilinear.
-    fn shrink(img: &RgbImage, w: u32) -> RgbImage {
-        let h = (w as f32 * CARD_H as f32 / CARD_W as f32).round() as u32;
-        let img = if img.width() >= 3 * w {
-            box_reduce(img, 3)
-        } else {
-            img.clone()
-        };
-        imageops::resize(&img, w, h, FilterType::Triangle)
     }
 
     #[test]
