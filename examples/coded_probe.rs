@@ -78,6 +78,9 @@ fn main() -> Result<(), String> {
             Some((i, c)) => {
                 matched[i] = true;
                 match (&c.token, &c.doubt) {
+                    (Some(tok), _) if c.covered => {
+                        format!("{tok} ({} codes, the other covered)", c.codes)
+                    }
                     (Some(tok), _) => format!("{tok} ({} codes)", c.codes),
                     (None, Some(d)) => format!("?? {d}"),
                     (None, None) => "??".into(),

@@ -73,15 +73,152 @@ pub struct CodedCard {
     pub codes: usize,
     /// Why it is `??`, when it is.
     pub doubt: Option<Doubt>,
+    /// Its code not read lies under something that is no card: a hand,
+    /// most likely, reaching over the table (see [`covered`]).
+    pub covered: bool,
 }
 
 /// Every card of the coded deck in `frame`, and `??` where a lamp's glare
 /// washed out a card's whole face.
 pub fn cards(frame: &RgbImage) -> Vec<CodedCard> {
-    let mut cards = group(&codes::detect(frame));
+    let seen = codes::detect(frame);
+    let mut cards = group(&seen);
+    let lone: Vec<Option<&CodeSeen>> = cards.iter().map(|c| lone_code(&seen, c)).collect();
+    let hidden: Vec<bool> = lone
+        .iter()
+        .zip(&cards)
+        .map(|(code, card)| code.is_some_and(|code| covered(frame, card, code, &cards)))
+        .collect();
+    for (card, hidden) in cards.iter_mut().zip(hidden) {
+        card.covered = hidden;
+    }
     let blanks = glare_blanks(frame, &cards);
     cards.extend(blanks);
     cards
+}
+
+/// The one code a card was read by, when it shows only one.
+fn lone_code<'a>(seen: &'a [CodeSeen], card: &CodedCard) -> Option<&'a CodeSeen> {
+    if card.codes != 1 {
+        return None;
+    }
+    let short = short_side(&card.corners);
+    seen.iter().find(|s| {
+        let c = centre(&s.card_outline(&CODE_LAYOUT));
+        (c.0 - card.centre.0).hypot(c.1 - card.centre.1) < 0.05 * short
+    })
+}
+
+/// A sample of the ring of the code not read is paper if it lies within
+/// this share of the read code's contrast of the read code's own paper.
+const RING_FITS: f32 = 0.15;
+/// A card's code not read is covered when this share of the white ring
+/// round it is darker than paper.
+const COVERED_SHARE: f32 = 0.25;
+
+/// Whether the code a card was not read by is hidden under something that
+/// is no card: where it should be, a quarter of the white ring round it
+/// is darker than the paper round the code read on the same card (as
+/// blurred, and lit alike). A hand does that, bare, gloved or sleeved,
+/// whatever it makes of the black border; glare, which washes a code out,
+/// only ever makes the ring whiter, and a code too small or blurred to
+/// read still has its ring. A code off the frame, or under another card
+/// read (a throne's partner under its king), is not covered.
+pub(crate) fn covered(
+    frame: &RgbImage,
+    card: &CodedCard,
+    code: &CodeSeen,
+    cards: &[CodedCard],
+) -> bool {
+    // The rings' middles in a code's coordinates (-1 to 1 across the
+    // black border, 7 cells): the border's outer cell, and the quiet
+    // ring's cell outside it.
+    let cell = 2.0 / codes::BORDER_CELLS as f32;
+    let ring = |r: f32| -> Vec<(f32, f32)> {
+        (0..32)
+            .map(|k| {
+                let s = -r + 2.0 * r * ((k % 8) as f32 + 0.5) / 8.0;
+                match k / 8 {
+                    0 => (s, -r),
+                    1 => (r, s),
+                    2 => (-s, r),
+                    _ => (-r, -s),
+                }
+            })
+            .collect()
+    };
+    let (border, quiet) = (ring(1.0 - cell / 2.0), ring(1.0 + cell / 2.0));
+    let sample = |pts: &[(f32, f32)], other: bool| -> Option<Vec<f32>> {
+        pts.iter()
+            .map(|&p| {
+                let p = if other {
+                    CODE_LAYOUT.in_other_code(p)
+                } else {
+                    p
+                };
+                luma_at(frame, code.project(p))
+            })
+            .collect()
+    };
+    let (Some(own_ink), Some(own_paper)) = (sample(&border, false), sample(&quiet, false)) else {
+        return false;
+    };
+    let Some(paper) = sample(&quiet, true) else {
+        return false;
+    };
+    let contrast = median(&own_paper) - median(&own_ink);
+    if contrast <= 0.0 {
+        return false;
+    }
+    let paper_fits = percentile(&own_paper, 0.1) - RING_FITS * contrast;
+    let darker = paper.iter().filter(|&&v| v < paper_fits).count();
+    if (darker as f32) < COVERED_SHARE * paper.len() as f32 {
+        return false;
+    }
+    let at = code.project(CODE_LAYOUT.in_other_code((0.0, 0.0)));
+    let under_a_card = cards.iter().any(|c| {
+        c.token.is_some()
+            && (c.centre.0 - card.centre.0).hypot(c.centre.1 - card.centre.1) > 1.0
+            && inside(&c.corners, at)
+    });
+    !under_a_card
+}
+
+/// The frame's luma at `p` (bilinear); `None` off the frame.
+fn luma_at(frame: &RgbImage, (x, y): (f32, f32)) -> Option<f32> {
+    let (w, h) = (frame.width() as f32, frame.height() as f32);
+    if !(x >= 0.0 && y >= 0.0 && x < w - 1.0 && y < h - 1.0) {
+        return None;
+    }
+    let (x0, y0) = (x.floor(), y.floor());
+    let (fx, fy) = (x - x0, y - y0);
+    let luma = |x: u32, y: u32| {
+        let p = frame.get_pixel(x, y).0;
+        0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2])
+    };
+    let (x0, y0) = (x0 as u32, y0 as u32);
+    let top = luma(x0, y0) * (1.0 - fx) + luma(x0 + 1, y0) * fx;
+    let bottom = luma(x0, y0 + 1) * (1.0 - fx) + luma(x0 + 1, y0 + 1) * fx;
+    Some(top * (1.0 - fy) + bottom * fy)
+}
+
+fn median(v: &[f32]) -> f32 {
+    percentile(v, 0.5)
+}
+
+/// The value a share `q` of `v` lies below (nearest rank).
+fn percentile(v: &[f32], q: f32) -> f32 {
+    let mut v = v.to_vec();
+    v.sort_by(f32::total_cmp);
+    let i = ((v.len() as f32 * q) as usize).min(v.len().saturating_sub(1));
+    v.get(i).copied().unwrap_or(0.0)
+}
+
+/// Whether `p` lies inside the convex outline `o`.
+fn inside(o: &Outline, p: (f32, f32)) -> bool {
+    let side = |a: (f32, f32), b: (f32, f32)| (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0);
+    let s: Vec<f32> = (0..4).map(|i| side(o[i], o[(i + 1) % 4])).collect();
+    s.iter().all(|&v| v >= 0.0) || s.iter().all(|&v| v <= 0.0)
 }
 
 /// A pixel this bright in every channel is clipped: nothing printed shows
@@ -136,6 +273,7 @@ fn glare_blanks(frame: &RgbImage, cards: &[CodedCard]) -> Vec<CodedCard> {
                         confidence: 0.3,
                         codes: 0,
                         doubt: Some(Doubt::Glare),
+                        covered: false,
                     });
                 }
             }
@@ -331,6 +469,7 @@ fn card_of(seen: &[CodeSeen], outlines: &[Outline], members: &[usize]) -> CodedC
         confidence,
         codes: members.len(),
         doubt,
+        covered: false,
     }
 }
 
@@ -424,5 +563,51 @@ mod tests {
         assert_eq!(found[0].token, None);
         assert!(matches!(found[0].doubt, Some(Doubt::Disagree(_, _))));
         assert!(found[0].doubt.unwrap().to_string().contains("disagree"));
+    }
+
+    /// A card 150 px wide on green cloth, its bottom half painted over
+    /// with `paint` (a hand's skin, glare's white): what the codes make of
+    /// it.
+    fn half_painted(paint: image::Rgb<u8>) -> Vec<CodedCard> {
+        let card = face(Card::new(Colour::Blue, Piece::Knight));
+        let small = image::imageops::resize(&card, 150, 209, image::imageops::FilterType::Triangle);
+        let mut frame = RgbImage::from_pixel(320, 320, image::Rgb([40, 90, 50]));
+        image::imageops::replace(&mut frame, &small, 80, 50);
+        for y in 50 + 130..320 {
+            for x in 60..260 {
+                frame.put_pixel(x, y, paint);
+            }
+        }
+        cards(&frame)
+    }
+
+    /// A hand over one code of a card leaves it read by the other, and
+    /// says something lies over it (the frame is busy): light skin or
+    /// dark. Glare that washes the code out white does not.
+    #[test]
+    fn a_hand_over_a_code_covers_it_and_glare_does_not() {
+        for skin in [[224, 172, 140], [120, 80, 56], [60, 40, 30]] {
+            let found = half_painted(image::Rgb(skin));
+            assert_eq!(found.len(), 1, "{skin:?}: {found:?}");
+            assert!(found[0].token.is_some(), "{skin:?}");
+            assert_eq!(found[0].codes, 1, "{skin:?}");
+            assert!(found[0].covered, "skin {skin:?} over a code is a hand");
+        }
+        // (The white below the card is `??` for glare as well.)
+        let glare = half_painted(image::Rgb([255, 255, 255]));
+        let read: Vec<&CodedCard> = glare.iter().filter(|c| c.token.is_some()).collect();
+        assert_eq!(read.len(), 1, "{glare:?}");
+        assert_eq!(read[0].codes, 1);
+        assert!(!read[0].covered, "glare is no hand");
+        // Nothing over the card: both codes read, nothing covered.
+        let card = face(Card::new(Colour::Blue, Piece::Knight));
+        let small = image::imageops::resize(&card, 150, 209, image::imageops::FilterType::Triangle);
+        let mut frame = RgbImage::from_pixel(320, 320, image::Rgb([40, 90, 50]));
+        image::imageops::replace(&mut frame, &small, 80, 50);
+        let clear = cards(&frame);
+        assert_eq!(
+            (clear.len(), clear[0].codes, clear[0].covered),
+            (1, 2, false)
+        );
     }
 }

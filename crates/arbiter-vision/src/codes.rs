@@ -180,6 +180,14 @@ impl CodeLayout {
         )
     }
 
+    /// A point of the card's other code, given in that code's own
+    /// coordinates, in this code's: the two are turned 180° about the
+    /// card's centre.
+    pub fn in_other_code(&self, (x, y): (f32, f32)) -> (f32, f32) {
+        let c = self.in_code((self.card.0 / 2.0, self.card.1 / 2.0));
+        (2.0 * c.0 - x, 2.0 * c.1 - y)
+    }
+
     /// The card's corners in a code's coordinates, top-left, top-right,
     /// bottom-right, bottom-left as seen from that code (the code turned
     /// 180° sees the card turned too, which reads the same).
