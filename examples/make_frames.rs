@@ -17,6 +17,9 @@
 //!   whose FLIP is forgotten, each mended) filmed at 10 frames a second,
 //!   hands coming and going, with `game.toml`, the script it plays; the
 //!   cards are the printable deck's, read by their codes.
+//! - `--unseen UNSEEN DIR [--coded]`: no fixture; the frames of
+//!   `accuracy --unseen UNSEEN` (with `--coded`, in the coded deck) as
+//!   `DIR/<set>-NNN.{jpg,toml}`: photos to time other readers on.
 //! - `--preview DIR [SET...]`: no fixture; the first frames of the varied
 //!   sets as PNG in DIR, with each card's true corners marked (red: top
 //!   left of the artwork, yellow: the others), to check truth by eye.
@@ -55,6 +58,9 @@ fn main() -> std::io::Result<()> {
     }
     if let Some(i) = args.iter().position(|a| a == "--keep") {
         return keep(&args[i + 1..]);
+    }
+    if let Some(i) = args.iter().position(|a| a == "--unseen") {
+        return unseen(&named(i + 1), args.iter().any(|a| a == "--coded"));
     }
     let all = args.is_empty();
     if all || args.iter().any(|a| a == "--frames") {
@@ -211,6 +217,32 @@ fn keep(args: &[String]) -> std::io::Result<()> {
     fs::write(dir.join(format!("{name}.jpg")), jpeg)?;
     fs::write(dir.join(format!("{name}.toml")), text)?;
     println!("{}", dir.join(name).display());
+    Ok(())
+}
+
+fn unseen(args: &[String], coded: bool) -> std::io::Result<()> {
+    let usage = || std::io::Error::other("usage: make_frames --unseen UNSEEN DIR [--coded]");
+    let [n, dir, ..] = args else {
+        return Err(usage());
+    };
+    let n: u64 = n.parse().map_err(|_| usage())?;
+    let dir = Path::new(dir);
+    fs::create_dir_all(dir)?;
+    let mut count = 0;
+    for set in table_sets_seeded(n * 1_000_000) {
+        for (i, f) in set.frames.iter().enumerate() {
+            let mut f = f.clone();
+            if coded {
+                f.deck = FixtureDeck::Coded;
+            }
+            let (jpeg, text) = frame_files(&f)?;
+            let name = format!("{}-{i:03}", set.name);
+            fs::write(dir.join(format!("{name}.jpg")), jpeg)?;
+            fs::write(dir.join(format!("{name}.toml")), text)?;
+            count += 1;
+        }
+    }
+    println!("{count} frames in {}", dir.display());
     Ok(())
 }
 
