@@ -14,7 +14,9 @@
 //! was measured on; unseen ones tell whether the figures hold beyond them.
 //! With `--coded` as well, every frame shows the coded deck instead of its
 //! set's deck (same tables, surfaces, lights, lenses, hands and card
-//! widths), read by its codes alone.
+//! widths), read by its codes alone. With `--phone` as well, one set
+//! instead: a phone's 960×540 stream, cards about 50 px wide (45–55),
+//! every other factor drawn as the varied sets draw it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,7 +26,7 @@ use arbiter_testkit::accuracy::{
     run_varied_set,
 };
 use arbiter_testkit::fixtures::FixtureDeck;
-use arbiter_testkit::fixtures::tables::table_sets_seeded;
+use arbiter_testkit::fixtures::tables::{phone_set, table_sets_seeded};
 
 fn dirs(of: &Path) -> Result<Vec<PathBuf>, String> {
     if !of.exists() {
@@ -99,7 +101,13 @@ fn unseen(root: &Path, n: u64) -> Result<(), String> {
     if coded {
         println!("every frame's cards the coded deck's, read by their codes alone:");
     }
-    for mut set in table_sets_seeded(n * 1_000_000) {
+    let drawn = if std::env::args().any(|a| a == "--phone") {
+        println!("a phone's 960×540 stream, cards about 50 px wide:");
+        vec![phone_set(n)]
+    } else {
+        table_sets_seeded(n * 1_000_000)
+    };
+    for mut set in drawn {
         if coded {
             for f in &mut set.frames {
                 f.deck = FixtureDeck::Coded;

@@ -40,8 +40,8 @@ fn free_region(img: &RgbImage, boxes: &[[f64; 4]], step: u32) -> Option<(u32, u3
         }
         for c0 in 0..cols as usize {
             let mut low = u32::MAX;
-            for c1 in c0..cols as usize {
-                low = low.min(heights[c1]);
+            for (c1, &height) in heights.iter().enumerate().skip(c0) {
+                low = low.min(height);
                 if low == 0 {
                     break;
                 }

@@ -6,11 +6,11 @@
 //! truth's cards no code found (red) to `$TMPDIR/coded-<set>-<index>.png`.
 //! The coded reader's counterpart of `probe_frame`:
 //! `cargo run --release --example coded_probe -- hands 2 1` (a frame of
-//! `accuracy --unseen 1 --coded`).
+//! `accuracy --unseen 1 --coded`; set `phone` is `--phone`'s).
 use arbiter::vision::coded;
 use arbiter::vision::recognise::Recogniser;
 use arbiter_testkit::fixtures::FixtureDeck;
-use arbiter_testkit::fixtures::tables::{factors, render_frame, table_sets_seeded};
+use arbiter_testkit::fixtures::tables::{factors, phone_set, render_frame, table_sets_seeded};
 use image::{Rgb, RgbImage};
 
 fn dist(a: (f32, f32), b: (f32, f32)) -> f32 {
@@ -45,7 +45,8 @@ fn main() -> Result<(), String> {
     let index: usize = index
         .parse()
         .map_err(|_| format!("{index}: not an index"))?;
-    let sets = table_sets_seeded(unseen * 1_000_000);
+    let mut sets = table_sets_seeded(unseen * 1_000_000);
+    sets.push(phone_set(unseen));
     let frames = &sets
         .iter()
         .find(|s| s.name == set)
