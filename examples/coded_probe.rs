@@ -2,7 +2,8 @@
 //! each card of the truth with what the codes made of it (its token, or
 //! `??` and why, or nothing), then the coded cards that match no card of
 //! the truth, and the reading the recogniser placed on cells. Draws the
-//! frame with the coded outlines (green named, orange `??`) and the
+//! frame with the coded outlines (green named, magenta named with its
+//! other code covered, orange `??`) and the
 //! truth's cards no code found (red) to `$TMPDIR/coded-<set>-<index>.png`.
 //! The coded reader's counterpart of `probe_frame`:
 //! `cargo run --release --example coded_probe -- hands 2 1` (a frame of
@@ -65,9 +66,10 @@ fn main() -> Result<(), String> {
             Some((i, c)) => {
                 matched[i] = true;
                 match (&c.token, &c.doubt) {
-                    (Some(tok), _) if c.covered => {
-                        format!("{tok} ({} codes, the other covered)", c.codes)
-                    }
+                    (Some(tok), _) if c.covered => format!(
+                        "{tok} ({} codes, the other covered) at ({:.0}, {:.0})",
+                        c.codes, c.centre.0, c.centre.1
+                    ),
                     (Some(tok), _) => format!("{tok} ({} codes)", c.codes),
                     (None, Some(d)) => format!("?? {d}"),
                     (None, None) => "??".into(),
@@ -84,7 +86,9 @@ fn main() -> Result<(), String> {
         );
     }
     for (c, m) in found.iter().zip(&matched) {
-        let colour = if c.token.is_some() {
+        let colour = if c.covered {
+            Rgb([255, 0, 255])
+        } else if c.token.is_some() {
             Rgb([0, 220, 0])
         } else {
             Rgb([255, 140, 0])

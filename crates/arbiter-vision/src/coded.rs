@@ -122,8 +122,11 @@ const COVERED_SHARE: f32 = 0.25;
 /// blurred, and lit alike). A hand does that, bare, gloved or sleeved,
 /// whatever it makes of the black border; glare, which washes a code out,
 /// only ever makes the ring whiter, and a code too small or blurred to
-/// read still has its ring. A code off the frame, or under another card
-/// read (a throne's partner under its king), is not covered.
+/// read still has its ring. A darker ring may still be the code in plain
+/// sight, in a shadow or beside a read code in a lamp's spot: then its
+/// cells show the print ([`other_code_in_sight`]) and it is not covered.
+/// A code off the frame, or under another card read (a throne's partner
+/// under its king), is not covered.
 pub(crate) fn covered(
     frame: &RgbImage,
     card: &CodedCard,
@@ -175,6 +178,12 @@ pub(crate) fn covered(
     if (darker as f32) < COVERED_SHARE * paper.len() as f32 {
         return false;
     }
+    // A ring darker than the read code's paper may yet be the other code
+    // in plain sight, lit less (the read one in glare) or blurred past the
+    // detector's finding it on a small card: then it is no hand.
+    if other_code_in_sight(frame, code, contrast) {
+        return false;
+    }
     let at = code.project(CODE_LAYOUT.in_other_code((0.0, 0.0)));
     let under_a_card = cards.iter().any(|c| {
         c.token.is_some()
@@ -182,6 +191,137 @@ pub(crate) fn covered(
             && inside(&c.corners, at)
     });
     !under_a_card
+}
+
+/// The other code's cells (border, data and quiet ring) may be this many
+/// off what the card's code prints and it still counts as in sight: a
+/// blurred cell on the threshold or two. A hand, a sleeve or the table
+/// leaves dozens of the 81 cells wrong; a part of the code covered, the
+/// cells under it.
+const IN_SIGHT_WRONG_CELLS: usize = 6;
+/// ...and its printed black and white must lie this share of the read
+/// code's contrast apart (a shadow's gentle texture matched by chance
+/// would not).
+const IN_SIGHT_CONTRAST: f32 = 0.4;
+
+/// Whether the card's other code, the one the detector did not read, is
+/// in sight where `code` puts it: its 9×9 cells sampled at their middles
+/// match what is printed there, to [`IN_SIGHT_WRONG_CELLS`], somewhere
+/// within a cell and a half of where the read code's pose puts them (a
+/// pose taken from one code drifts across the card under blur or a lens).
+fn other_code_in_sight(frame: &RgbImage, code: &CodeSeen, contrast: f32) -> bool {
+    let cells = codes::code_cells(code.id);
+    let n = codes::CODE_CELLS;
+    let cell = 2.0 / codes::BORDER_CELLS as f32;
+    let mut at = Vec::with_capacity(n * n);
+    let mut white = Vec::with_capacity(n * n);
+    for (r, row) in cells.iter().enumerate() {
+        for (c, &w) in row.iter().enumerate() {
+            // A cell's middle in the other code's own coordinates: the
+            // quiet ring is cell 0, the black border begins at -1.
+            let own = (
+                -1.0 + (c as f32 - 0.5) * cell,
+                -1.0 + (r as f32 - 0.5) * cell,
+            );
+            at.push(code.project(CODE_LAYOUT.in_other_code(own)));
+            white.push(w);
+        }
+    }
+    let a = code.project(CODE_LAYOUT.in_other_code((0.0, 0.0)));
+    let b = code.project(CODE_LAYOUT.in_other_code((cell, 0.0)));
+    let px = (b.0 - a.0).hypot(b.1 - a.1);
+    const STEPS: i32 = 6;
+    let step = 1.5 * px / STEPS as f32;
+    let mut lumas = vec![0.0f32; at.len()];
+    for i in -STEPS..=STEPS {
+        for j in -STEPS..=STEPS {
+            let (dx, dy) = (i as f32 * step, j as f32 * step);
+            let mut all_in = true;
+            for (l, p) in lumas.iter_mut().zip(&at) {
+                match luma_at(frame, (p.0 + dx, p.1 + dy)) {
+                    Some(v) => *l = v,
+                    None => {
+                        all_in = false;
+                        break;
+                    }
+                }
+            }
+            if all_in && matches_print(&lumas, &white, contrast) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether `lumas`, the 9×9 cells row by row, show the print `white`:
+/// fitted as light that varies evenly across the code (a lamp's spot or a
+/// shadow's edge is even enough over one code) plus the print's contrast,
+/// that contrast is at least [`IN_SIGHT_CONTRAST`] of the read code's,
+/// and no more than [`IN_SIGHT_WRONG_CELLS`] cells lie on the wrong side
+/// of half of it.
+fn matches_print(lumas: &[f32], white: &[bool], contrast: f32) -> bool {
+    let n = codes::CODE_CELLS;
+    let centre = (n / 2) as f64;
+    let terms = |i: usize, w: bool| {
+        [
+            1.0,
+            (i % n) as f64 - centre,
+            (i / n) as f64 - centre,
+            f64::from(u8::from(w)),
+        ]
+    };
+    // Least squares for luma = a + b·column + c·row + d·white, by the
+    // normal equations (4×4, solved by Gauss–Jordan with pivoting).
+    let mut m = [[0.0f64; 5]; 4];
+    for (i, (&l, &w)) in lumas.iter().zip(white).enumerate() {
+        let t = terms(i, w);
+        for (r, row) in m.iter_mut().enumerate() {
+            for (c, v) in row.iter_mut().take(4).enumerate() {
+                *v += t[r] * t[c];
+            }
+            row[4] += t[r] * f64::from(l);
+        }
+    }
+    for col in 0..4 {
+        let Some(pivot) = (col..4).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs()))
+        else {
+            return false;
+        };
+        m.swap(col, pivot);
+        let p = m[col][col];
+        if p.abs() < 1e-9 {
+            return false;
+        }
+        for v in m[col].iter_mut() {
+            *v /= p;
+        }
+        let lead = m[col];
+        for (r, row) in m.iter_mut().enumerate() {
+            if r != col {
+                let k = row[col];
+                for (v, l) in row.iter_mut().zip(lead) {
+                    *v -= k * l;
+                }
+            }
+        }
+    }
+    let fit = [m[0][4], m[1][4], m[2][4], m[3][4]];
+    let print = fit[3];
+    if print < f64::from(IN_SIGHT_CONTRAST * contrast) {
+        return false;
+    }
+    let wrong = lumas
+        .iter()
+        .zip(white)
+        .enumerate()
+        .filter(|&(i, (&l, &w))| {
+            let t = terms(i, false);
+            let light = fit[0] + fit[1] * t[1] + fit[2] * t[2];
+            (f64::from(l) - light >= print / 2.0) != w
+        })
+        .count();
+    wrong <= IN_SIGHT_WRONG_CELLS
 }
 
 /// The frame's luma at `p` (bilinear); `None` off the frame.
@@ -609,5 +749,74 @@ mod tests {
             (clear.len(), clear[0].codes, clear[0].covered),
             (1, 2, false)
         );
+    }
+
+    /// A card lit unevenly, its lower code in a shadow (or its upper in a
+    /// lamp's spot), read by its upper code alone: the lower one's ring is
+    /// darker than the read code's paper, yet the code is in sight where
+    /// the read one puts it, so nothing lies over the card.
+    #[test]
+    fn a_code_in_shadow_but_in_sight_is_not_covered() {
+        let card = face(Card::new(Colour::Blue, Piece::Knight));
+        let small = image::imageops::resize(&card, 150, 209, image::imageops::FilterType::Triangle);
+        let mut frame = RgbImage::from_pixel(320, 320, image::Rgb([40, 90, 50]));
+        image::imageops::replace(&mut frame, &small, 80, 50);
+        // A shadow over the card's lower half, deepening downwards.
+        for y in 50 + 105..320 {
+            let k = 0.75 - 0.35 * (y - 155) as f32 / 165.0;
+            for x in 0..320 {
+                let p = frame.get_pixel_mut(x, y);
+                p.0 = p.0.map(|v| (f32::from(v) * k) as u8);
+            }
+        }
+        let seen = codes::detect(&frame);
+        let upper = seen
+            .iter()
+            .find(|s| s.project((0.0, 0.0)).1 < 155.0)
+            .expect("the upper code is read");
+        let alone = group(std::slice::from_ref(upper));
+        assert_eq!((alone.len(), alone[0].codes), (1, 1));
+        let cell = 2.0 / codes::BORDER_CELLS as f32;
+        let ring_point = upper.project(CODE_LAYOUT.in_other_code((0.0, -1.0 - cell / 2.0)));
+        let own_paper = luma_at(&frame, upper.project((0.0, -1.0 - cell / 2.0))).unwrap();
+        assert!(
+            luma_at(&frame, ring_point).unwrap() < 0.8 * own_paper,
+            "the shadow darkens the other ring"
+        );
+        assert!(
+            !covered(&frame, &alone[0], upper, &alone),
+            "a shadow is no hand"
+        );
+    }
+
+    /// The print is matched under light that varies across the code, and
+    /// not when a tenth of its cells are wrong or its contrast is faint.
+    #[test]
+    fn a_print_matches_under_uneven_light_and_not_with_cells_wrong() {
+        let cells = codes::code_cells(7);
+        let white: Vec<bool> = cells.iter().flatten().copied().collect();
+        let n = codes::CODE_CELLS;
+        let lit = |i: usize, w: bool| {
+            // Light falling from 220 to 120 across the code, print 80 deep.
+            let light = 220.0 - 100.0 * (i % n + i / n) as f32 / (2 * n) as f32;
+            if w { light } else { light - 80.0 }
+        };
+        let lumas: Vec<f32> = white.iter().enumerate().map(|(i, &w)| lit(i, w)).collect();
+        assert!(matches_print(&lumas, &white, 100.0));
+        let mut spoiled = lumas.clone();
+        for (i, l) in spoiled.iter_mut().enumerate().filter(|(i, _)| i % 10 == 3) {
+            *l = lit(i, !white[i]);
+        }
+        assert!(!matches_print(&spoiled, &white, 100.0), "8 cells wrong");
+        let faint: Vec<f32> = white
+            .iter()
+            .map(|&w| if w { 200.0 } else { 190.0 })
+            .collect();
+        assert!(
+            !matches_print(&faint, &white, 100.0),
+            "too faint to be print"
+        );
+        let flat = vec![180.0f32; white.len()];
+        assert!(!matches_print(&flat, &white, 100.0), "a bare hand");
     }
 }
