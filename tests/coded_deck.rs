@@ -124,6 +124,7 @@ fn a_card_glare_washed_out_is_unreadable_for_glare() {
         pitch_px: 70.0,
         ..SceneParams::clean()
     };
+    let lamp_off = params.clone();
     params.look.glare = Some(Glare {
         at: (0.5, 0.5),
         radius: 0.15,
@@ -158,4 +159,14 @@ fn a_card_glare_washed_out_is_unreadable_for_glare() {
         "no card is unreadable for glare: {found:?}"
     );
     assert!(found.iter().filter(|c| c.token.is_some()).count() >= 10);
+    // The players are told why, and what to do about it; the same table
+    // without the lamp has nothing to say.
+    let read = Recogniser::coded().recognise(&s.image);
+    let note = read.note.expect("the glare is said");
+    assert!(
+        note.contains("glare") && note.contains("move the lamp"),
+        "{note}"
+    );
+    let unlit = render(&t, &lamp_off, &coded_image, &felt(128, 3));
+    assert_eq!(Recogniser::coded().recognise(&unlit.image).note, None);
 }

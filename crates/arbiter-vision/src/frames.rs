@@ -580,8 +580,10 @@ fn run(
     let started = Instant::now();
     let mut seen = Seen::default();
     let mut prev: Option<Thumb> = None;
-    // A recogniser's note (a stale calibration) is said when it changes,
-    // not on every frame.
+    // A recogniser's note (a stale calibration, why cards are `??`) is
+    // said when it is new, not on every frame: a frame without one does
+    // not make the next frame's the same note new again (glare comes and
+    // goes with every frame's noise).
     let mut last_note: Option<String> = None;
     let mut stalled = false;
     let mut unreadable = UnreadableFrames::new(UNREADABLE_SAID_EVERY);
@@ -681,7 +683,7 @@ fn run(
                 let rec = recognise(&frame.image);
                 seen.still += 1;
                 seen.with_cards += usize::from(!rec.cells.is_empty());
-                if rec.note != last_note {
+                if rec.note.is_some() && rec.note != last_note {
                     if let Some(n) = &rec.note {
                         tx.send(LiveEvent::Note(n.clone())).ok()?;
                     }

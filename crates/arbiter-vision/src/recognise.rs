@@ -115,8 +115,9 @@ impl Recogniser {
         }
     }
 
-    /// The cards of `frame`, found and read as this deck is.
-    fn find(&self, frame: &RgbImage) -> crate::finder::Finding {
+    /// The cards of `frame`, found and read as this deck is, and for the
+    /// coded deck why cards are `??` ([`doubt_note`]).
+    fn find(&self, frame: &RgbImage) -> (crate::finder::Finding, Option<String>) {
         use std::sync::atomic::Ordering;
         match self.deck {
             Faces::Coded => coded_finding(crate::coded::cards(frame)),
@@ -129,10 +130,10 @@ impl Recogniser {
                 if self.coded_seen.load(Ordering::Relaxed) {
                     coded_finding(cards)
                 } else {
-                    find(frame, self.deck.model())
+                    (find(frame, self.deck.model()), None)
                 }
             }
-            Faces::Bundled | Faces::Learned(_) => find(frame, self.deck.model()),
+            Faces::Bundled | Faces::Learned(_) => (find(frame, self.deck.model()), None),
         }
     }
 
@@ -146,9 +147,10 @@ impl Recogniser {
     pub fn recognise(&self, frame: &RgbImage) -> Recognition {
         match self.reader {
             _ if matches!(self.deck, Faces::Coded | Faces::Printed) => {
-                let finding = self.find(frame);
+                let (finding, why) = self.find(frame);
                 let (mut recognition, _) = self.place(&finding.cards, frame.dimensions());
                 recognition.busy = finding.hand;
+                recognition.note = why.or(recognition.note);
                 recognition
             }
             Reader::Patched => {
@@ -165,12 +167,13 @@ impl Recogniser {
     /// that no longer fits it is refused, with why, rather than used to
     /// name cells it does not name.
     pub fn recognise_checked(&self, frame: &RgbImage) -> Result<Recognition, Stale> {
-        let finding = self.find(frame);
+        let (finding, why) = self.find(frame);
         if let Some(cal) = &self.calibration {
             cal.check(&finding.cards, frame.dimensions())?;
         }
         let (mut recognition, _) = self.place(&finding.cards, frame.dimensions());
         recognition.busy = finding.hand;
+        recognition.note = why.or(recognition.note);
         Ok(recognition)
     }
 
@@ -181,7 +184,7 @@ impl Recogniser {
     /// allow it, so cells keep their names from then on; the reading's
     /// `note` says each of the two, once.
     pub(crate) fn recognise_placed(&mut self, frame: &RgbImage) -> (Recognition, Vec<Placed>) {
-        let finding = self.find(frame);
+        let (finding, why) = self.find(frame);
         let size = frame.dimensions();
         let mut note = None;
         if !finding.hand {
@@ -212,7 +215,7 @@ impl Recogniser {
         }
         let (mut recognition, placed) = self.place(&finding.cards, size);
         recognition.busy = finding.hand;
-        recognition.note = note.or(recognition.note);
+        recognition.note = note.or(why).or(recognition.note);
         (recognition, placed)
     }
 
@@ -281,9 +284,10 @@ impl Recogniser {
 /// code, and a throne's partner hides one under its king.) A hand that
 /// hides a card whole and touches no other is seen by its motion
 /// ([`crate::frames`]).
-fn coded_finding(cards: Vec<crate::coded::CodedCard>) -> crate::finder::Finding {
+fn coded_finding(cards: Vec<crate::coded::CodedCard>) -> (crate::finder::Finding, Option<String>) {
     let hand = cards.iter().any(|c| c.covered);
-    crate::finder::Finding {
+    let why = doubt_note(&cards);
+    let finding = crate::finder::Finding {
         cards: cards
             .into_iter()
             .map(|c| Detected {
@@ -294,7 +298,39 @@ fn coded_finding(cards: Vec<crate::coded::CodedCard>) -> crate::finder::Finding 
             })
             .collect(),
         hand,
+    };
+    (finding, why)
+}
+
+/// Why the coded deck's `??` cards are not named, said to the players with
+/// what mends it: the first of glare, codes that disagree, and codes read
+/// with too many cells wrong that any card shows. The same words each
+/// frame the cause lasts, so that a view says it once.
+pub(crate) fn doubt_note(cards: &[crate::coded::CodedCard]) -> Option<String> {
+    use crate::coded::Doubt;
+    let doubts: Vec<Doubt> = cards.iter().filter_map(|c| c.doubt).collect();
+    if doubts.contains(&Doubt::Glare) {
+        return Some(
+            "?? where a lamp's glare washes out a card's codes: move the lamp, or tilt the \
+             camera, until its reflection lies off the cards"
+                .to_string(),
+        );
     }
+    if let Some(Doubt::Disagree(a, b)) = doubts.iter().find(|d| matches!(d, Doubt::Disagree(..))) {
+        return Some(format!(
+            "?? where a card's two codes name different cards ({} and {}): is it a card of \
+             another printing? Take it off the table and put the right one down",
+            a.token(),
+            b.token()
+        ));
+    }
+    doubts.iter().find_map(|d| match d {
+        Doubt::Unsure(n) => Some(format!(
+            "?? where a card's codes read with {n} cells wrong: a crease, a stain or blur; \
+             smooth the card, or bring the camera nearer"
+        )),
+        _ => None,
+    })
 }
 
 /// Where a cell's card lay in the frame it was read from.
