@@ -16,6 +16,7 @@ use image::RgbImage;
 
 use crate::codes::{self, CodeSeen, MOST_CORRECTED, MOST_CORRECTED_ALONE, Named};
 use crate::print::CODE_LAYOUT;
+use crate::shapes::solve;
 use arbiter_core::table::Token;
 
 /// A card's outline in the frame: top-left, top-right, bottom-right,
@@ -95,6 +96,36 @@ pub fn cards(frame: &RgbImage) -> Vec<CodedCard> {
     let blanks = glare_blanks(frame, &cards);
     cards.extend(blanks);
     cards
+}
+
+/// Why the coded deck's `??` cards are not named, said to the players with
+/// what mends it: the first of glare, codes that disagree, and codes read
+/// with too many cells wrong that any card shows. The same words each
+/// frame the cause lasts, so that a view says it once.
+pub(crate) fn doubt_note(cards: &[CodedCard]) -> Option<String> {
+    let doubts: Vec<Doubt> = cards.iter().filter_map(|c| c.doubt).collect();
+    if doubts.contains(&Doubt::Glare) {
+        return Some(
+            "?? where a lamp's glare washes out a card's codes: move the lamp, or tilt the \
+             camera, until its reflection lies off the cards"
+                .to_string(),
+        );
+    }
+    if let Some(Doubt::Disagree(a, b)) = doubts.iter().find(|d| matches!(d, Doubt::Disagree(..))) {
+        return Some(format!(
+            "?? where a card's two codes name different cards ({} and {}): is it a card of \
+             another printing? Take it off the table and put the right one down",
+            a.token(),
+            b.token()
+        ));
+    }
+    doubts.iter().find_map(|d| match d {
+        Doubt::Unsure(n) => Some(format!(
+            "?? where a card's codes read with {n} cells wrong: a crease, a stain or blur; \
+             smooth the card, or bring the camera nearer"
+        )),
+        _ => None,
+    })
 }
 
 /// The one code a card was read by, when it shows only one.
@@ -272,41 +303,21 @@ fn matches_print(lumas: &[f32], white: &[bool], contrast: f32) -> bool {
         ]
     };
     // Least squares for luma = a + b·column + c·row + d·white, by the
-    // normal equations (4×4, solved by Gauss–Jordan with pivoting).
-    let mut m = [[0.0f64; 5]; 4];
+    // normal equations.
+    let mut ata = vec![vec![0.0f64; 4]; 4];
+    let mut atb = vec![0.0f64; 4];
     for (i, (&l, &w)) in lumas.iter().zip(white).enumerate() {
         let t = terms(i, w);
-        for (r, row) in m.iter_mut().enumerate() {
-            for (c, v) in row.iter_mut().take(4).enumerate() {
+        for (r, row) in ata.iter_mut().enumerate() {
+            for (c, v) in row.iter_mut().enumerate() {
                 *v += t[r] * t[c];
             }
-            row[4] += t[r] * f64::from(l);
+            atb[r] += t[r] * f64::from(l);
         }
     }
-    for col in 0..4 {
-        let Some(pivot) = (col..4).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs()))
-        else {
-            return false;
-        };
-        m.swap(col, pivot);
-        let p = m[col][col];
-        if p.abs() < 1e-9 {
-            return false;
-        }
-        for v in m[col].iter_mut() {
-            *v /= p;
-        }
-        let lead = m[col];
-        for (r, row) in m.iter_mut().enumerate() {
-            if r != col {
-                let k = row[col];
-                for (v, l) in row.iter_mut().zip(lead) {
-                    *v -= k * l;
-                }
-            }
-        }
-    }
-    let fit = [m[0][4], m[1][4], m[2][4], m[3][4]];
+    let Some(fit) = solve(ata, atb) else {
+        return false;
+    };
     let print = fit[3];
     if print < f64::from(IN_SIGHT_CONTRAST * contrast) {
         return false;
@@ -703,6 +714,36 @@ mod tests {
         assert_eq!(found[0].token, None);
         assert!(matches!(found[0].doubt, Some(Doubt::Disagree(_, _))));
         assert!(found[0].doubt.unwrap().to_string().contains("disagree"));
+        // The players are told which two cards its codes name.
+        let note = doubt_note(&found).expect("a card is ??");
+        assert!(note.contains("wK") && note.contains("rR"), "{note}");
+    }
+
+    /// Why cards are `??`, said once for the frame: glare first (the
+    /// lamp's spot leaves several), then codes that disagree, then codes
+    /// read with cells wrong; nothing when every card is named.
+    #[test]
+    fn the_note_names_the_first_cause_of_doubt() {
+        let card = |doubt: Option<Doubt>| CodedCard {
+            corners: [(0.0, 0.0), (10.0, 0.0), (10.0, 14.0), (0.0, 14.0)],
+            centre: (5.0, 7.0),
+            token: doubt.is_none().then_some(Token::Down),
+            confidence: 1.0,
+            codes: 2,
+            doubt,
+            covered: false,
+        };
+        let wk = Named::Face(Card::new(Colour::White, Piece::King));
+        assert_eq!(doubt_note(&[card(None), card(None)]), None);
+        let unsure = doubt_note(&[card(None), card(Some(Doubt::Unsure(3)))]).unwrap();
+        assert!(unsure.contains("3 cells wrong"), "{unsure}");
+        let both = [
+            card(Some(Doubt::Unsure(3))),
+            card(Some(Doubt::Disagree(wk, Named::Back))),
+        ];
+        assert!(doubt_note(&both).unwrap().contains("different cards"));
+        let glare = [both[0].clone(), both[1].clone(), card(Some(Doubt::Glare))];
+        assert!(doubt_note(&glare).unwrap().contains("move the lamp"));
     }
 
     /// A card 150 px wide on green cloth, its bottom half painted over

@@ -44,6 +44,7 @@
 //! the calibration's and may be negative.
 
 use crate::cards::Detected;
+use crate::shapes::solve;
 use arbiter_core::table::Cell;
 
 /// Card width and height, millimetres.
@@ -1156,36 +1157,6 @@ pub(crate) fn invert(m: &M3) -> Option<M3> {
             (a * e - b * d) * k,
         ],
     ])
-}
-
-/// Gaussian elimination with partial pivoting.
-fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
-    let n = b.len();
-    for col in 0..n {
-        let piv = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
-        if a[piv][col].abs() < 1e-12 {
-            return None;
-        }
-        a.swap(col, piv);
-        b.swap(col, piv);
-        let (top, rest) = a.split_at_mut(col + 1);
-        let pivot = &top[col];
-        for (k, row) in rest.iter_mut().enumerate() {
-            let f = row[col] / pivot[col];
-            if f != 0.0 {
-                for (x, p) in row.iter_mut().zip(pivot).skip(col) {
-                    *x -= f * p;
-                }
-                b[col + 1 + k] -= f * b[col];
-            }
-        }
-    }
-    let mut x = vec![0.0; n];
-    for i in (0..n).rev() {
-        let s: f64 = (i + 1..n).map(|k| a[i][k] * x[k]).sum();
-        x[i] = (b[i] - s) / a[i][i];
-    }
-    x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
 #[cfg(test)]

@@ -116,7 +116,7 @@ impl Recogniser {
     }
 
     /// The cards of `frame`, found and read as this deck is, and for the
-    /// coded deck why cards are `??` ([`doubt_note`]).
+    /// coded deck why cards are `??` ([`crate::coded::doubt_note`]).
     fn find(&self, frame: &RgbImage) -> (crate::finder::Finding, Option<String>) {
         use std::sync::atomic::Ordering;
         match self.deck {
@@ -286,7 +286,7 @@ impl Recogniser {
 /// ([`crate::frames`]).
 fn coded_finding(cards: Vec<crate::coded::CodedCard>) -> (crate::finder::Finding, Option<String>) {
     let hand = cards.iter().any(|c| c.covered);
-    let why = doubt_note(&cards);
+    let why = crate::coded::doubt_note(&cards);
     let finding = crate::finder::Finding {
         cards: cards
             .into_iter()
@@ -300,37 +300,6 @@ fn coded_finding(cards: Vec<crate::coded::CodedCard>) -> (crate::finder::Finding
         hand,
     };
     (finding, why)
-}
-
-/// Why the coded deck's `??` cards are not named, said to the players with
-/// what mends it: the first of glare, codes that disagree, and codes read
-/// with too many cells wrong that any card shows. The same words each
-/// frame the cause lasts, so that a view says it once.
-pub(crate) fn doubt_note(cards: &[crate::coded::CodedCard]) -> Option<String> {
-    use crate::coded::Doubt;
-    let doubts: Vec<Doubt> = cards.iter().filter_map(|c| c.doubt).collect();
-    if doubts.contains(&Doubt::Glare) {
-        return Some(
-            "?? where a lamp's glare washes out a card's codes: move the lamp, or tilt the \
-             camera, until its reflection lies off the cards"
-                .to_string(),
-        );
-    }
-    if let Some(Doubt::Disagree(a, b)) = doubts.iter().find(|d| matches!(d, Doubt::Disagree(..))) {
-        return Some(format!(
-            "?? where a card's two codes name different cards ({} and {}): is it a card of \
-             another printing? Take it off the table and put the right one down",
-            a.token(),
-            b.token()
-        ));
-    }
-    doubts.iter().find_map(|d| match d {
-        Doubt::Unsure(n) => Some(format!(
-            "?? where a card's codes read with {n} cells wrong: a crease, a stain or blur; \
-             smooth the card, or bring the camera nearer"
-        )),
-        _ => None,
-    })
 }
 
 /// Where a cell's card lay in the frame it was read from.

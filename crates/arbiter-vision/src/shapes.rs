@@ -1,7 +1,8 @@
 //! Plane geometry and pixel regions that every card-finding stage uses,
 //! from the edge map ([`crate::outline`]) up: lines and their meeting
 //! points, a quadrilateral's bilinear patch, and runs of pixels joined
-//! into regions. Nothing here knows what a card is.
+//! into regions, and a small linear system solved. Nothing here knows
+//! what a card is.
 
 /// The point at `(u, v)` (each 0–1) of a quadrilateral's bilinear patch,
 /// corners in order: `(0, 0)` is the first corner, `(1, 0)` the second.
@@ -127,4 +128,35 @@ pub(super) fn fit_line(pts: &[(f32, f32)]) -> Option<Line> {
     }
     let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
     Some(((mx, my), (angle.cos(), angle.sin())))
+}
+
+/// `x` with `a·x = b` (`a` square), by Gaussian elimination with partial
+/// pivoting; `None` when `a` is singular.
+pub(crate) fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    for col in 0..n {
+        let piv = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[piv][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, piv);
+        b.swap(col, piv);
+        let (top, rest) = a.split_at_mut(col + 1);
+        let pivot = &top[col];
+        for (k, row) in rest.iter_mut().enumerate() {
+            let f = row[col] / pivot[col];
+            if f != 0.0 {
+                for (x, p) in row.iter_mut().zip(pivot).skip(col) {
+                    *x -= f * p;
+                }
+                b[col + 1 + k] -= f * b[col];
+            }
+        }
+    }
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        let s: f64 = (i + 1..n).map(|k| a[i][k] * x[k]).sum();
+        x[i] = (b[i] - s) / a[i][i];
+    }
+    x.iter().all(|v| v.is_finite()).then_some(x)
 }
