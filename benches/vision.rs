@@ -176,7 +176,8 @@ fn recognise_hand(bencher: Bencher) {
 
 /// The learned identifier on a table's sixteen cards (tilted and turned):
 /// each cut to its patch, run through the network, and named against the
-/// printable deck's reference embeddings. The budget is 0.2 ms a card.
+/// printable deck's reference maps. The budget is 2 ms a card on one
+/// core (a move reads 2–4 cards) and 60 ms a 32-card table.
 #[divan::bench]
 fn learned_name_a_table(bencher: Bencher) {
     use arbiter::vision::pipeline::geometry::Quad;

@@ -5,7 +5,7 @@
 //! train|val|heldout --frames N --seed S` renders N small tables and
 //! writes, in DIR/SPLIT/:
 //!
-//! - `x.npy` (u8, N×48×32×3): patches as `Patch::from_frame` cuts them,
+//! - `x.npy` (u8, N×96×64×3): patches as `Patch::from_frame` cuts them,
 //!   at the true outline or one moved as a finder leaves it (each corner up
 //!   to a tenth of a card's width off), and card-sized outlines that hold no
 //!   card (bare table, gaps, halves of neighbours);
@@ -15,11 +15,17 @@
 //! - `meta.npy` (f32, N×8): card width px, print washed, face clipped, how
 //!   far the outline is off (card widths), surface family, light family,
 //!   blur sigma, JPEG quality;
-//! - `refs.npy` (u8, D×31×48×32×3) and `refmask.npy` (u8, D×31): each
+//! - `refs.npy` (u8, D×31×96×64×3) and `refmask.npy` (u8, D×31): each
 //!   deck's reference faces as `Patch::from_face` cuts them, as `deck learn`
 //!   would;
+//! - `photo_refs.npy` (u8, D'×31×96×64×3; D' the first `--photo-decks`
+//!   decks, all by default): the same faces as a player
+//!   teaches them, one phone photo a card (`teaching_photo`): the card
+//!   alone on a table of the split's families, under a room's light,
+//!   blurred, JPEG-compressed, straightened at an outline up to 2% off;
 //! - `decks.txt`, `families.txt`: the decks' and families' names.
 //!
+//! `--refs-only` writes only the references (for frames made before).
 //! `--first N` makes frames N.. of a larger run (a frame and its deck
 //! depend only on the seed and the frame's number, so a run made in parts
 //! is the run made at once: train.py's `--more-train` takes the later
@@ -543,6 +549,92 @@ fn write_pngs(root: &Path, count: usize, samples: &[Sample], decks: &[DeckArt]) 
     }
 }
 
+/// The reference face of `card` as a player teaches it (`deck learn
+/// --faces`, one phone photo a card): the card alone, 180–320 px wide, on
+/// a table of the split's families, under an ordinary room's light (no
+/// lamp's glare, nor a dim room: a player takes the photo again), a
+/// little blurred, JPEG-compressed, and straightened at its outline moved
+/// up to 2% of its width (the finder of `deck learn`).
+fn teaching_photo(split: Split, seed: u64, deck: &DeckArt, card: Option<Card>) -> Vec<u8> {
+    let mut r = StdRng::seed_from_u64(seed);
+    let card_px = r.random_range(180.0f32..320.0);
+    let width = (card_px * r.random_range(1.4f32..1.9)) as u32;
+    let height = (card_px * 1.4 * r.random_range(1.25f32..1.6)) as u32;
+    let surfaces = match split {
+        Split::Heldout => &SURFACES[15..],
+        _ => &SURFACES[..15],
+    };
+    let surface_name = pick(&mut r, surfaces);
+    let mut look = Look::default();
+    let tex = match surface_name {
+        "plain" | "noise" | "plaid" | "stripes" | "grain" | "tiles" | "dots" | "mixture" => {
+            let fam = TextureFamily::ALL[index(&SURFACES, surface_name) as usize];
+            texture(fam, card_px, 384, r.random())
+        }
+        name => {
+            let kind = match name {
+                "felt" => SurfaceKind::Felt,
+                "white" => SurfaceKind::White,
+                "cream" => SurfaceKind::Cream,
+                "grey-slate" => SurfaceKind::GreySlate,
+                "black-slate" => SurfaceKind::BlackSlate,
+                "gingham" => SurfaceKind::Gingham,
+                "cloth-stripes" => SurfaceKind::Stripes,
+                "light-wood" => SurfaceKind::LightWood,
+                "dark-wood" => SurfaceKind::DarkWood,
+                _ => SurfaceKind::Linen,
+            };
+            look.surface = Some(Surface::random(kind, card_px, r.random()));
+            RgbImage::new(4, 4)
+        }
+    };
+    look.white_balance = match split {
+        Split::Heldout => r.random_range(-0.3..1.0),
+        _ => r.random_range(-0.6..0.35),
+    };
+    look.exposure = Some(r.random_range(0.8..1.15));
+    look.vignette = r.random_range(0.0..0.3);
+    look.card_relief = r.random_range(0.3..1.0);
+    look.half_turns = true;
+    let p = SceneParams {
+        width,
+        height,
+        pitch_px: card_px,
+        layout_rotation_deg: r.random_range(-12.0..12.0),
+        tilt_deg: r.random_range(0.0..20.0),
+        light_gradient: r.random_range(0.0..0.3),
+        shadow: r.random_range(0.0..0.3),
+        blur_sigma: r.random_range(0.0..1.5),
+        noise_sigma: r.random_range(0.5..4.0),
+        seed: r.random(),
+        look,
+        ..SceneParams::clean()
+    };
+    let token = card.map_or(Token::Down, Token::Up);
+    let mut table = Table::default();
+    table.set(Cell::new(0, 0), Some(token));
+    let art = deck.card(card, 256);
+    let scene = render(&table, &p, &|_| art.clone(), &tex);
+    let mut img = scene.image;
+    let mut bytes = Vec::new();
+    if img
+        .write_with_encoder(JpegEncoder::new_with_quality(
+            &mut bytes,
+            r.random_range(70..=95u8),
+        ))
+        .is_ok()
+        && let Ok(decoded) = image::load_from_memory_with_format(&bytes, ImageFormat::Jpeg)
+    {
+        img = decoded.to_rgb8();
+    }
+    let patch = scene.truth.first().and_then(|t| {
+        let q = perturbed(&t.corners_px, 0.02, &mut r);
+        // The way up the card was drawn, as `deck learn` straightens it.
+        Patch::from_frame(&img, &Quad(q))
+    });
+    patch.map_or_else(|| Patch::from_face(&art).0, |p| p.0)
+}
+
 fn npy(path: &Path, dtype: &str, shape: &[usize], bytes: &[u8]) -> std::io::Result<()> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     let shape_text = if dims.len() == 1 {
@@ -574,6 +666,11 @@ fn main() {
     let mut first = 0usize;
     let mut seed = 1u64;
     let mut png: Option<(PathBuf, usize)> = None;
+    // Only the references (`photo_refs.npy` among them), for a run whose
+    // frames were made before.
+    let mut refs_only = false;
+    // Teaching photos for the first N decks only (each is a render).
+    let mut photo_decks = usize::MAX;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| panic!("{a} needs a value"));
@@ -583,6 +680,8 @@ fn main() {
             "--first" => first = value().parse().expect("--first N"),
             "--seed" => seed = value().parse().expect("--seed S"),
             "--png" => png = Some((PathBuf::from(value()), 0)),
+            "--refs-only" => refs_only = true,
+            "--photo-decks" => photo_decks = value().parse().expect("--photo-decks N"),
             "--png-count" => {
                 let n = value().parse().expect("--png-count N");
                 png = png.map(|(d, _)| (d, n));
@@ -638,7 +737,7 @@ fn main() {
             .map(|w| {
                 let decks = &decks;
                 s.spawn(move || {
-                    (first..first + frames)
+                    (first..first + if refs_only { 0 } else { frames })
                         .filter(|i| i % threads == w)
                         .map(|i| {
                             let d = i / per_deck;
@@ -676,10 +775,12 @@ fn main() {
             meta.extend_from_slice(&m.to_le_bytes());
         }
     }
-    npy(&dir.join("x.npy"), "|u1", &[n, PATCH_H, PATCH_W, 3], &x).expect("x.npy");
-    npy(&dir.join("y.npy"), "<i2", &[n], &y).expect("y.npy");
-    npy(&dir.join("deck.npy"), "<i4", &[n], &deck).expect("deck.npy");
-    npy(&dir.join("meta.npy"), "<f4", &[n, 8], &meta).expect("meta.npy");
+    if !refs_only {
+        npy(&dir.join("x.npy"), "|u1", &[n, PATCH_H, PATCH_W, 3], &x).expect("x.npy");
+        npy(&dir.join("y.npy"), "<i2", &[n], &y).expect("y.npy");
+        npy(&dir.join("deck.npy"), "<i4", &[n], &deck).expect("deck.npy");
+        npy(&dir.join("meta.npy"), "<f4", &[n, 8], &meta).expect("meta.npy");
+    }
     // The references.
     let nk = kinds().len();
     let (mut refs, mut mask) = (Vec::with_capacity(decks.len() * nk * px), Vec::new());
@@ -705,6 +806,53 @@ fn main() {
     )
     .expect("refs.npy");
     npy(&dir.join("refmask.npy"), "|u1", &[decks.len(), nk], &mask).expect("refmask.npy");
+    // The references as players teach them: one photo a card, rendered
+    // apart from the frames (a seed of their own), in parallel.
+    let photo_seed = base ^ 0x7EAC_4000_0000;
+    let kinds_all = kinds();
+    let photo_decks = decks.len().min(photo_decks);
+    let jobs: Vec<(usize, usize)> = (0..photo_decks)
+        .flat_map(|d| (0..nk).map(move |k| (d, k)))
+        .collect();
+    let photos: Vec<Vec<(usize, Vec<u8>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|w| {
+                let (decks, jobs, kinds_all, mask) = (&decks, &jobs, &kinds_all, &mask);
+                s.spawn(move || {
+                    jobs.iter()
+                        .enumerate()
+                        .filter(|(i, _)| i % threads == w)
+                        .map(|(i, &(d, k))| {
+                            let card = match kinds_all[k] {
+                                Token::Up(c) => Some(c),
+                                _ => None,
+                            };
+                            let patch = if mask[i] == 1 {
+                                teaching_photo(split, photo_seed ^ i as u64, &decks[d], card)
+                            } else {
+                                vec![0u8; px]
+                            };
+                            (i, patch)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker"))
+            .collect()
+    });
+    let mut photos: Vec<(usize, Vec<u8>)> = photos.into_iter().flatten().collect();
+    photos.sort_by_key(|p| p.0);
+    let photo_refs: Vec<u8> = photos.into_iter().flat_map(|p| p.1).collect();
+    npy(
+        &dir.join("photo_refs.npy"),
+        "|u1",
+        &[photo_decks, nk, PATCH_H, PATCH_W, 3],
+        &photo_refs,
+    )
+    .expect("photo_refs.npy");
     let names: String = decks.iter().map(|d| d.name() + "\n").collect();
     std::fs::write(dir.join("decks.txt"), names).expect("decks.txt");
     std::fs::write(

