@@ -221,6 +221,34 @@ fn sleeved(img: RgbImage, r: &mut StdRng) -> RgbImage {
     })
 }
 
+/// The table of the family `surface_name` for cards `card_px` wide: a
+/// procedural texture (returned), or one of the renderer's cloths and
+/// woods (set in `look`, a placeholder returned).
+fn table_surface(surface_name: &str, card_px: f32, look: &mut Look, r: &mut StdRng) -> RgbImage {
+    match surface_name {
+        "plain" | "noise" | "plaid" | "stripes" | "grain" | "tiles" | "dots" | "mixture" => {
+            let fam = TextureFamily::ALL[index(&SURFACES, surface_name) as usize];
+            texture(fam, card_px, 384, r.random())
+        }
+        name => {
+            let kind = match name {
+                "felt" => SurfaceKind::Felt,
+                "white" => SurfaceKind::White,
+                "cream" => SurfaceKind::Cream,
+                "grey-slate" => SurfaceKind::GreySlate,
+                "black-slate" => SurfaceKind::BlackSlate,
+                "gingham" => SurfaceKind::Gingham,
+                "cloth-stripes" => SurfaceKind::Stripes,
+                "light-wood" => SurfaceKind::LightWood,
+                "dark-wood" => SurfaceKind::DarkWood,
+                _ => SurfaceKind::Linen,
+            };
+            look.surface = Some(Surface::random(kind, card_px, r.random()));
+            RgbImage::new(4, 4)
+        }
+    }
+}
+
 /// One frame's samples.
 fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
     let mut r = StdRng::seed_from_u64(seed);
@@ -278,28 +306,7 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
         card_relief: r.random_range(0.3..1.0),
         ..Look::default()
     };
-    let tex = match surface_name {
-        "plain" | "noise" | "plaid" | "stripes" | "grain" | "tiles" | "dots" | "mixture" => {
-            let fam = TextureFamily::ALL[index(&SURFACES, surface_name) as usize];
-            texture(fam, card_px, 384, r.random())
-        }
-        name => {
-            let kind = match name {
-                "felt" => SurfaceKind::Felt,
-                "white" => SurfaceKind::White,
-                "cream" => SurfaceKind::Cream,
-                "grey-slate" => SurfaceKind::GreySlate,
-                "black-slate" => SurfaceKind::BlackSlate,
-                "gingham" => SurfaceKind::Gingham,
-                "cloth-stripes" => SurfaceKind::Stripes,
-                "light-wood" => SurfaceKind::LightWood,
-                "dark-wood" => SurfaceKind::DarkWood,
-                _ => SurfaceKind::Linen,
-            };
-            look.surface = Some(Surface::random(kind, card_px, r.random()));
-            RgbImage::new(4, 4)
-        }
-    };
+    let tex = table_surface(surface_name, card_px, &mut look, &mut r);
 
     // Light.
     let light = match split {
@@ -566,28 +573,7 @@ fn teaching_photo(split: Split, seed: u64, deck: &DeckArt, card: Option<Card>) -
     };
     let surface_name = pick(&mut r, surfaces);
     let mut look = Look::default();
-    let tex = match surface_name {
-        "plain" | "noise" | "plaid" | "stripes" | "grain" | "tiles" | "dots" | "mixture" => {
-            let fam = TextureFamily::ALL[index(&SURFACES, surface_name) as usize];
-            texture(fam, card_px, 384, r.random())
-        }
-        name => {
-            let kind = match name {
-                "felt" => SurfaceKind::Felt,
-                "white" => SurfaceKind::White,
-                "cream" => SurfaceKind::Cream,
-                "grey-slate" => SurfaceKind::GreySlate,
-                "black-slate" => SurfaceKind::BlackSlate,
-                "gingham" => SurfaceKind::Gingham,
-                "cloth-stripes" => SurfaceKind::Stripes,
-                "light-wood" => SurfaceKind::LightWood,
-                "dark-wood" => SurfaceKind::DarkWood,
-                _ => SurfaceKind::Linen,
-            };
-            look.surface = Some(Surface::random(kind, card_px, r.random()));
-            RgbImage::new(4, 4)
-        }
-    };
+    let tex = table_surface(surface_name, card_px, &mut look, &mut r);
     look.white_balance = match split {
         Split::Heldout => r.random_range(-0.3..1.0),
         _ => r.random_range(-0.6..0.35),
