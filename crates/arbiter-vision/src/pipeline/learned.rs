@@ -401,4 +401,54 @@ mod tests {
         );
         assert_eq!(patch.turned().turned(), patch);
     }
+
+    /// A unit map whose features all lie along `k` (and a little along
+    /// `k + 1`, by `mix`), the same at every place.
+    fn map(k: usize, mix: f32) -> Seen {
+        let mut v = vec![0.0f32; EMBEDDING];
+        let whole = ((MAP_H * MAP_W) as f32).sqrt();
+        let n = (1.0 + mix * mix).sqrt();
+        for place in v.chunks_mut(FEATURES) {
+            place[k] = 1.0 / (n * whole);
+            place[k + 1] = mix / (n * whole);
+        }
+        Seen(v)
+    }
+
+    #[test]
+    fn a_card_is_named_only_when_alike_and_clearly_nearest() {
+        let (a, b) = (
+            Token::Up(Card::new(Colour::White, Piece::King)),
+            Token::Down,
+        );
+        let deck = LearnedDeck {
+            kinds: vec![
+                (a, [map(0, 0.0), map(0, 0.0)]),
+                (b, [map(10, 0.0), map(10, 0.0)]),
+            ],
+        };
+        let t = Thresholds {
+            card: 0.3,
+            named: 0.8,
+            margin: 0.1,
+        };
+        let same = deck.judge(t, &map(0, 0.0));
+        assert_eq!((same.token, same.why), (Some(a), None));
+        assert!((same.likeness - 1.0).abs() < 1e-5 && (same.margin - 1.0).abs() < 1e-5);
+        // Alike, but less than the thresholds ask: unsure, though nearest.
+        let blurred = deck.judge(t, &map(0, 1.0));
+        assert_eq!(blurred.nearest, a);
+        assert_eq!((blurred.token, blurred.why), (None, Some(Unnamed::Unsure)));
+        // Like nothing of the deck: not a card.
+        let other = deck.judge(t, &map(20, 0.0));
+        assert_eq!((other.token, other.why), (None, Some(Unnamed::NotACard)));
+        // The turned reference counts as much as the upright one.
+        let turned = LearnedDeck {
+            kinds: vec![
+                (a, [map(30, 0.0), map(0, 0.0)]),
+                (b, [map(10, 0.0), map(10, 0.0)]),
+            ],
+        };
+        assert_eq!(turned.judge(t, &map(0, 0.0)).token, Some(a));
+    }
 }
