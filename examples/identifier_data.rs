@@ -621,6 +621,31 @@ fn teaching_photo(split: Split, seed: u64, deck: &DeckArt, card: Option<Card>) -
     patch.map_or_else(|| Patch::from_face(&art).0, |p| p.0)
 }
 
+/// `make(0..n)` on `threads` workers, job `j` on worker `j % threads`,
+/// the results in the jobs' order (so a run's output does not depend on
+/// how many cores made it).
+fn in_parallel<T: Send>(n: usize, threads: usize, make: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let make = &make;
+    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|w| {
+                s.spawn(move || {
+                    (w..n)
+                        .step_by(threads)
+                        .map(|j| (j, make(j)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|h| h.join().expect("a worker"))
+            .collect()
+    });
+    done.sort_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
+}
+
 fn npy(path: &Path, dtype: &str, shape: &[usize], bytes: &[u8]) -> std::io::Result<()> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     let shape_text = if dims.len() == 1 {
@@ -718,37 +743,20 @@ fn main() {
 
     let clock = std::time::Instant::now();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunks: Vec<Vec<(usize, Vec<Sample>)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|w| {
-                let decks = &decks;
-                s.spawn(move || {
-                    (first..first + if refs_only { 0 } else { frames })
-                        .filter(|i| i % threads == w)
-                        .map(|i| {
-                            let d = i / per_deck;
-                            (
-                                i,
-                                frame(
-                                    split,
-                                    base ^ (i as u64).wrapping_mul(0x9E37_79B9),
-                                    &decks[d],
-                                    d as i32,
-                                ),
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a worker"))
-            .collect()
-    });
-    let mut all: Vec<(usize, Vec<Sample>)> = chunks.into_iter().flatten().collect();
-    all.sort_by_key(|a| a.0);
-    let samples: Vec<Sample> = all.into_iter().flat_map(|a| a.1).collect();
+    let made = first..first + if refs_only { 0 } else { frames };
+    let samples: Vec<Sample> = in_parallel(made.len(), threads, |j| {
+        let i = first + j;
+        let d = i / per_deck;
+        frame(
+            split,
+            base ^ (i as u64).wrapping_mul(0x9E37_79B9),
+            &decks[d],
+            d as i32,
+        )
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     let n = samples.len();
     let px = PATCH_W * PATCH_H * 3;
     let mut x = Vec::with_capacity(n * px);
@@ -800,38 +808,19 @@ fn main() {
     let jobs: Vec<(usize, usize)> = (0..photo_decks)
         .flat_map(|d| (0..nk).map(move |k| (d, k)))
         .collect();
-    let photos: Vec<Vec<(usize, Vec<u8>)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|w| {
-                let (decks, jobs, kinds_all, mask) = (&decks, &jobs, &kinds_all, &mask);
-                s.spawn(move || {
-                    jobs.iter()
-                        .enumerate()
-                        .filter(|(i, _)| i % threads == w)
-                        .map(|(i, &(d, k))| {
-                            let card = match kinds_all[k] {
-                                Token::Up(c) => Some(c),
-                                _ => None,
-                            };
-                            let patch = if mask[i] == 1 {
-                                teaching_photo(split, photo_seed ^ i as u64, &decks[d], card)
-                            } else {
-                                vec![0u8; px]
-                            };
-                            (i, patch)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a worker"))
-            .collect()
-    });
-    let mut photos: Vec<(usize, Vec<u8>)> = photos.into_iter().flatten().collect();
-    photos.sort_by_key(|p| p.0);
-    let photo_refs: Vec<u8> = photos.into_iter().flat_map(|p| p.1).collect();
+    let photo_refs: Vec<u8> = in_parallel(jobs.len(), threads, |i| {
+        let (d, k) = jobs[i];
+        let card = match kinds_all[k] {
+            Token::Up(c) => Some(c),
+            _ => None,
+        };
+        if mask[i] == 1 {
+            teaching_photo(split, photo_seed ^ i as u64, &decks[d], card)
+        } else {
+            vec![0u8; px]
+        }
+    })
+    .concat();
     npy(
         &dir.join("photo_refs.npy"),
         "|u1",
