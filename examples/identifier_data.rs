@@ -32,6 +32,11 @@
 //! parts). `--png DIR --png-count N` also writes N of the patches, spread
 //! over the split, as `DIR/<deck>/NNN-<truth>.png` for the tests.
 //!
+//! `--textures DIR` (tools/real-photos/textures.py's card-free regions of
+//! real photos, kept under target/) lays three train and val frames and
+//! teaching photos in ten on a real table; without it the run is what it
+//! was before.
+//!
 //! The splits: `train` and `val` draw random decks (disjoint seeds) and
 //! the printable deck, on the training families of surfaces and light;
 //! `heldout` draws only what training never sees: wood and linen tables,
@@ -114,7 +119,7 @@ impl DeckArt {
 }
 
 /// The families a frame is drawn from, by name: surfaces, then lights.
-const SURFACES: [&str; 18] = [
+const SURFACES: [&str; 19] = [
     "plain",
     "noise",
     "plaid",
@@ -133,7 +138,87 @@ const SURFACES: [&str; 18] = [
     "light-wood",
     "dark-wood",
     "linen",
+    // Real tables (`--textures`), in train and val only.
+    "real",
 ];
+/// The training families of surfaces, and the held-out ones.
+const TRAIN_SURFACES: std::ops::Range<usize> = 0..15;
+const HELD_SURFACES: std::ops::Range<usize> = 15..18;
+/// The share of train and val frames (and teaching photos) on a real
+/// table, when `--textures` gives some.
+const REAL_SHARE: f64 = 0.3;
+
+/// Real tables' card-free regions (`--textures DIR`, written by
+/// tools/real-photos/textures.py), each with the width in its pixels of a
+/// card lying on it.
+static REAL_TABLES: std::sync::OnceLock<Vec<(RgbImage, f32)>> = std::sync::OnceLock::new();
+
+fn load_real_tables(dir: &Path) -> Vec<(RgbImage, f32)> {
+    let index = dir.join("textures.json");
+    let text = std::fs::read_to_string(&index).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (made by tools/real-photos/textures.py)",
+            index.display()
+        )
+    });
+    let entries: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", index.display()));
+    entries
+        .iter()
+        .map(|(name, v)| {
+            let width = v["card_width"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{}: {name} has no card_width", index.display()));
+            let path = dir.join(name);
+            let img = image::open(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+                .to_rgb8();
+            (img, width as f32)
+        })
+        .collect()
+}
+
+/// Whether this frame's table is a real one: only when `--textures` gave
+/// some (so that a run without them draws what it drew before).
+fn on_real_table(split: Split, r: &mut StdRng) -> bool {
+    split != Split::Heldout
+        && REAL_TABLES.get().is_some_and(|t| !t.is_empty())
+        && r.random_bool(REAL_SHARE)
+}
+
+/// A real table at `card_px` to a card: one of the textures scaled so its
+/// cards would be `card_px` wide, turned a random quarter, and mirrored
+/// into a 2×2 tile, whose wrap (the renderer tiles the plane) has no seam.
+fn real_table(card_px: f32, r: &mut StdRng) -> RgbImage {
+    let tables = REAL_TABLES.get().map(Vec::as_slice).unwrap_or_default();
+    let Some((img, card_w)) =
+        (!tables.is_empty()).then(|| &tables[r.random_range(0..tables.len())])
+    else {
+        return RgbImage::from_pixel(4, 4, image::Rgb([70, 72, 74]));
+    };
+    let side = ((img.width() as f32 * card_px / card_w).round() as u32).clamp(8, 2048);
+    let mut t = image::imageops::resize(img, side, side, image::imageops::FilterType::Triangle);
+    for _ in 0..r.random_range(0..4) {
+        t = image::imageops::rotate90(&t);
+    }
+    let mut tile = RgbImage::new(2 * side, 2 * side);
+    let flipped_h = image::imageops::flip_horizontal(&t);
+    image::imageops::replace(&mut tile, &t, 0, 0);
+    image::imageops::replace(&mut tile, &flipped_h, side as i64, 0);
+    image::imageops::replace(
+        &mut tile,
+        &image::imageops::flip_vertical(&t),
+        0,
+        side as i64,
+    );
+    image::imageops::replace(
+        &mut tile,
+        &image::imageops::flip_vertical(&flipped_h),
+        side as i64,
+        side as i64,
+    );
+    tile
+}
 const LIGHTS: [&str; 9] = [
     "even",
     "gradient",
@@ -230,6 +315,7 @@ fn table_surface(surface_name: &str, card_px: f32, look: &mut Look, r: &mut StdR
             let fam = TextureFamily::ALL[index(&SURFACES, surface_name) as usize];
             texture(fam, card_px, 384, r.random())
         }
+        "real" => real_table(card_px, r),
         name => {
             let kind = match name {
                 "felt" => SurfaceKind::Felt,
@@ -294,11 +380,10 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
     };
 
     // Surface.
-    let train_surfaces = &SURFACES[..15];
-    let held_surfaces = &SURFACES[15..];
     let surface_name = match split {
-        Split::Heldout => pick(&mut r, held_surfaces),
-        _ => pick(&mut r, train_surfaces),
+        Split::Heldout => pick(&mut r, &SURFACES[HELD_SURFACES]),
+        _ if on_real_table(split, &mut r) => "real",
+        _ => pick(&mut r, &SURFACES[TRAIN_SURFACES]),
     };
     let mut look = Look {
         gap_fraction: Some(gap),
@@ -567,11 +652,11 @@ fn teaching_photo(split: Split, seed: u64, deck: &DeckArt, card: Option<Card>) -
     let card_px = r.random_range(180.0f32..320.0);
     let width = (card_px * r.random_range(1.4f32..1.9)) as u32;
     let height = (card_px * 1.4 * r.random_range(1.25f32..1.6)) as u32;
-    let surfaces = match split {
-        Split::Heldout => &SURFACES[15..],
-        _ => &SURFACES[..15],
+    let surface_name = match split {
+        Split::Heldout => pick(&mut r, &SURFACES[HELD_SURFACES]),
+        _ if on_real_table(split, &mut r) => "real",
+        _ => pick(&mut r, &SURFACES[TRAIN_SURFACES]),
     };
-    let surface_name = pick(&mut r, surfaces);
     let mut look = Look::default();
     let tex = table_surface(surface_name, card_px, &mut look, &mut r);
     look.white_balance = match split {
@@ -693,6 +778,11 @@ fn main() {
             "--png" => png = Some((PathBuf::from(value()), 0)),
             "--refs-only" => refs_only = true,
             "--photo-decks" => photo_decks = value().parse().expect("--photo-decks N"),
+            "--textures" => {
+                let tables = load_real_tables(Path::new(&value()));
+                eprintln!("{} real tables", tables.len());
+                let _ = REAL_TABLES.set(tables);
+            }
             "--png-count" => {
                 let n = value().parse().expect("--png-count N");
                 png = png.map(|(d, _)| (d, n));

@@ -29,8 +29,10 @@ import numpy as np
 import torch
 from PIL import Image
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "real-photos"))
+from textures import seen  # noqa: E402  (whose tables training may have used)
 from backbone import Slice
-from train import BLOCKS, embed
+from train import BLOCKS, embed, named
 
 ASPECT = 3.5 / 2.5
 INSET = 0.04
@@ -89,7 +91,10 @@ def main():
     refs = torch.stack([embed(net, refs), embed(net, torch.flip(refs, dims=(2, 3)))])
     t = thresholds(args.thresholds) if args.thresholds else None
     labels = json.load(open(os.path.join(args.set, "labels.json")))
-    tally = {s: {"cards": 0, "nearest": 0, "named": 0, "wrong": 0} for s in ("webcam", "phone")}
+    # By camera, and by whether the photo's table was among training's
+    # textures (tools/real-photos/textures.py's half).
+    tally = {s: {"cards": 0, "nearest": 0, "named": 0, "wrong": 0}
+             for s in ("webcam", "phone", "table seen in training", "table unseen")}
     failures = []
     for rel, cards in sorted(labels.items()):
         im = None
@@ -108,11 +113,16 @@ def main():
             top = sims[best].topk(2)
             nearest = tokens[top.indices[0]]
             right = nearest == card["token"]
-            sub = tally["webcam" if os.path.basename(rel).startswith("cam_image") else "phone"]
-            sub["cards"] += 1
-            sub["nearest"] += right
-            if t and top.values[0] >= t["named"] and top.values[0] - top.values[1] >= t["margin"]:
-                sub["named" if right else "wrong"] += 1
+            # The naming rule's back is kind 0 (train.py's order).
+            kind = np.array([0 if nearest == "??" else 1])
+            gate = t and named(kind, top.values[:1].numpy(), (top.values[:1] - top.values[1:]).numpy(), t)[0]
+            for key in ("webcam" if os.path.basename(rel).startswith("cam_image") else "phone",
+                        "table seen in training" if seen(rel) else "table unseen"):
+                sub = tally[key]
+                sub["cards"] += 1
+                sub["nearest"] += right
+                if gate:
+                    sub["named" if right else "wrong"] += 1
             if not right:
                 failures.append(im.crop((x0, y0, x1, y1)).resize((96, 128)))
     for name, s in tally.items():

