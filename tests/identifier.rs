@@ -1,8 +1,8 @@
 //! The learned identifier's embedded network (`pipeline::learned`): it
 //! loads, and names the committed patches of `fixtures/identifier/` as
-//! docs/vision.md says it does: none wrong, at least 45% of the cards named
-//! right (the weights committed now name 52 of 105) and the nearest kind
-//! right for at least 93% (now 101), no outline that holds no card named.
+//! docs/vision.md says it does: none wrong, at least 50% of the cards named
+//! right (the weights committed now name 57 of 105) and the nearest kind
+//! right for at least 93% (now 99), no outline that holds no card named.
 //!
 //! The patches (64×96, as `Patch::from_frame` cuts them) were cut from
 //! held-out renders by `cargo run --release --example identifier_data --
@@ -99,22 +99,24 @@ fn the_embedded_network_names_the_committed_patches_as_documented() {
             }
         }
     }
+    // The figures, for `cargo test --test identifier -- --nocapture`.
+    eprintln!("{tally:?}");
     assert!(
         tally.cards >= 60,
         "too few committed card patches: {tally:?}"
     );
     assert!(tally.wrong.is_empty(), "named wrong: {:?}", tally.wrong);
-    // docs/vision.md: on these patches the committed weights name 52 of
-    // the 105 cards (49.5%), none wrong. A retrained network must do at
-    // least about as well.
+    // On these patches the committed weights name 57 of the 105 cards
+    // (54.3%; the weights before, 52), none wrong. A retrained network must
+    // do at least about as well.
     let rate = tally.right as f32 / tally.cards as f32;
     assert!(
-        rate >= 0.45,
-        "named right {:.1}% of the cards (docs: at least 45%): {tally:?}",
+        rate >= 0.50,
+        "named right {:.1}% of the cards (at least 50%): {tally:?}",
         100.0 * rate
     );
-    // And the kind nearest the card, whatever the margin, is right for 101
-    // (96%).
+    // And the kind nearest the card, whatever the margin, is right for 99
+    // (94.3%; the weights before, 101).
     let nearest = tally.nearest as f32 / tally.cards as f32;
     assert!(
         nearest >= 0.93,

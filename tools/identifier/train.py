@@ -13,7 +13,9 @@ every card is scored against them (a softmax over the deck's kinds):
 the network learns to tell a card as the table shows it from the faces
 of whatever deck is in play. With --photo-share, that share of the steps
 takes the deck's faces as a player teaches them (one phone photo a card,
-`photo_refs.npy`) instead of its clean faces. The batch norms keep ImageNet's
+`photo_refs.npy`) instead of its clean faces. The true kind is taught to
+lead the others by --margin (CosFace), and outlines that hold no card
+(--none-per-deck a deck) to fall below a learned "no card" likeness. The batch norms keep ImageNet's
 statistics (a batch of one deck is no sample of the world's pictures).
 
 Then the naming thresholds are set on the `val` split (its decks taught
@@ -262,10 +264,12 @@ def named(best, like, margin, t):
 
 def calibrate(y, best, like, margin):
     """The thresholds that name the most cards of `val` with none wrong (a
-    card named as another kind, or an outline that holds no card named):
+    card named as another kind, an outline that holds no card or a
+    glare-blank card named):
     one gate for the faces, one for the back."""
     cards = y >= 0
-    wrong_if_named = (y == NOT_A_CARD) | (cards & (best != y))
+    # A glare-blank card is right only as `??` (docs/vision.md).
+    wrong_if_named = (y == NOT_A_CARD) | (y == GLARE_BLANK) | (cards & (best != y))
     right_if_named = cards & (best == y)
     choice = {"card": 0.0}
     for prefix, among in [("", best != 0), ("back_", best == 0)]:
@@ -287,7 +291,7 @@ def report(name, split, best, like, margin, t):
     ok = named(best, like, margin, t)
     cards = y >= 0
     right = ok & cards & (best == y)
-    wrong = ok & ((y == NOT_A_CARD) | (cards & (best != y)))
+    wrong = ok & ((y == NOT_A_CARD) | (y == GLARE_BLANK) | (cards & (best != y)))
     lines = [f"## {name}: {len(y)} patches, {cards.sum()} readable cards, {(y == NOT_A_CARD).sum()} not cards, "
              f"{(y == GLARE_BLANK).sum()} glare-blank",
              "| factor | cards | named right | named wrong | nearest right |", "|---|---|---|---|---|"]
