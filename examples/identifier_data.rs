@@ -11,6 +11,8 @@
 //!   card (bare table, gaps, halves of neighbours);
 //! - `y.npy` (i16): the kind's index in `learned::kinds()` (0 the back),
 //!   -1 not a card, -2 a card whose print a lamp washed out (glare-blank);
+//! - `kind.npy` (i16): every card's kind whatever the glare (-1 not a
+//!   card), what a glare-blank card is named right as;
 //! - `deck.npy` (i32): the deck each patch's frame was drawn with;
 //! - `meta.npy` (f32, N×8): card width px, print washed, face clipped, how
 //!   far the outline is off (card widths), surface family, light family,
@@ -238,6 +240,9 @@ fn index(of: &[&str], name: &str) -> f32 {
 struct Sample {
     patch: Vec<u8>,
     label: i16,
+    /// The card's kind whatever the glare (-1 not a card): what a
+    /// glare-blank card would have to be named.
+    kind: i16,
     deck: i32,
     meta: [f32; 8],
 }
@@ -545,7 +550,7 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
             f32::from(jpeg),
         ]
     };
-    let mut push = |q: &[(f32, f32); 4], label: i16, m: [f32; 8], r: &mut StdRng| {
+    let mut push = |q: &[(f32, f32); 4], label: i16, kind: i16, m: [f32; 8], r: &mut StdRng| {
         if !inside(q, width, height) {
             return;
         }
@@ -559,6 +564,7 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
             out.push(Sample {
                 patch: patch.0,
                 label,
+                kind,
                 deck: deck_id,
                 meta: m,
             });
@@ -572,20 +578,22 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
         }
         let q = t.corners_px;
         card_w = (q[1].0 - q[0].0).hypot(q[1].1 - q[0].1);
+        let kind = all
+            .iter()
+            .position(|k| *k == t.token)
+            .map_or(-1, |i| i as i16);
         let label = if t.print_washed >= GLARE_BLANK {
             -2
         } else {
-            all.iter()
-                .position(|k| *k == t.token)
-                .map_or(-1, |i| i as i16)
+            kind
         };
         let m = meta(card_w, t.print_washed, t.glare_clipped, 0.0);
-        push(&q, label, m, &mut r);
+        push(&q, label, kind, m, &mut r);
         for _ in 0..3 {
             let off = r.random_range(0.0..0.1);
             let moved = perturbed(&q, off, &mut r);
             let m = meta(card_w, t.print_washed, t.glare_clipped, max_off(&q, &moved));
-            push(&moved, label, m, &mut r);
+            push(&moved, label, kind, m, &mut r);
         }
     }
     // Outlines that hold no card: card-sized, anywhere, far from every
@@ -613,7 +621,7 @@ fn frame(split: Split, seed: u64, deck: &DeckArt, deck_id: i32) -> Vec<Sample> {
             corner(w / 2.0, h / 2.0),
             corner(-w / 2.0, h / 2.0),
         ];
-        push(&q, -1, meta(card_w, 0.0, 0.0, 1.0), &mut r);
+        push(&q, -1, -1, meta(card_w, 0.0, 0.0, 1.0), &mut r);
     }
     out
 }
@@ -850,10 +858,11 @@ fn main() {
     let n = samples.len();
     let px = PATCH_W * PATCH_H * 3;
     let mut x = Vec::with_capacity(n * px);
-    let (mut y, mut deck, mut meta) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut y, mut kind, mut deck, mut meta) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for s in &samples {
         x.extend_from_slice(&s.patch);
         y.extend_from_slice(&s.label.to_le_bytes());
+        kind.extend_from_slice(&s.kind.to_le_bytes());
         deck.extend_from_slice(&s.deck.to_le_bytes());
         for m in s.meta {
             meta.extend_from_slice(&m.to_le_bytes());
@@ -862,6 +871,7 @@ fn main() {
     if !refs_only {
         npy(&dir.join("x.npy"), "|u1", &[n, PATCH_H, PATCH_W, 3], &x).expect("x.npy");
         npy(&dir.join("y.npy"), "<i2", &[n], &y).expect("y.npy");
+        npy(&dir.join("kind.npy"), "<i2", &[n], &kind).expect("kind.npy");
         npy(&dir.join("deck.npy"), "<i4", &[n], &deck).expect("deck.npy");
         npy(&dir.join("meta.npy"), "<f4", &[n, 8], &meta).expect("meta.npy");
     }

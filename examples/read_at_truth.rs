@@ -13,6 +13,11 @@
 //! and moved (1), with its deck and width, to set the naming thresholds
 //! from.
 //!
+//! The patched reader's deck model names a card as the product does:
+//! its templates, seconded by the learned identifier where they find a
+//! kind nearest but not clearly; "templates alone" is the same model
+//! without the second reader (`DeckModel::templates_alone`).
+//!
 //! Beside the patched reader's deck model (named, and its nearest kind
 //! with no test of margin: "top-1"; and one look with no search), the
 //! staged reader's face model (`pipeline::faces`): its nearest kind
@@ -79,11 +84,12 @@ fn learned_verdict(
 
 fn main() {
     let mut models = DeckModels::default();
+    let mut templates_alone = HashMap::new();
     let mut staged: HashMap<String, Faces> = HashMap::new();
     let mut margins: Vec<(u8, f32, f32, u8, f32)> = Vec::new();
     let (mut patched_time, mut staged_time, mut cards) =
         (Default::default(), Default::default(), 0u32);
-    let mut by: HashMap<String, [usize; 17]> = HashMap::new();
+    let mut by: HashMap<String, [usize; 19]> = HashMap::new();
     let net = Network::embedded().expect("the embedded identifier");
     let mut learned: HashMap<String, LearnedDeck> = HashMap::new();
     let mut learned_time = std::time::Duration::default();
@@ -100,6 +106,11 @@ fn main() {
             let clock = std::time::Instant::now();
             let (tok, _) = model.identify_in(&scene.image, &t.corners_px);
             patched_time += clock.elapsed();
+            let alone = templates_alone
+                .entry(deck.clone())
+                .or_insert_with(|| model.templates_alone())
+                .identify_in(&scene.image, &t.corners_px)
+                .0;
             let top = model.top_guess_in(&scene.image, &t.corners_px);
             let look = model.nearest_in(&scene.image, &t.corners_px).map(|n| n.0);
             let faces = staged
@@ -190,6 +201,8 @@ fn main() {
                 e[12 + at_shift % 3] += 1;
                 e[15] += usize::from(at_truth < 3);
                 e[16] += usize::from(at_shift < 3);
+                e[17] += usize::from(alone == Some(t.token));
+                e[18] += usize::from(alone.is_some_and(|a| a != t.token));
             }
         }
     }
@@ -215,10 +228,12 @@ fn main() {
     for k in keys {
         let e = by[&k];
         println!(
-            "{k:24} {:5} cards  right {:5.1}%  wrong {:3}  unread {:5.1}%  top-1 {:5.1}%  one look {:5.1}%  staged {:5.1}%  named {:5.1}% wrong {:3}  learned {:6.2}% wrong {:3} nearest {:6.2}%  at 4% off {:6.2}% wrong {:3} nearest {:6.2}%",
+            "{k:24} {:5} cards  right {:5.1}%  wrong {:3}  templates alone {:5.1}% wrong {:3}  unread {:5.1}%  top-1 {:5.1}%  one look {:5.1}%  staged {:5.1}%  named {:5.1}% wrong {:3}  learned {:6.2}% wrong {:3} nearest {:6.2}%  at 4% off {:6.2}% wrong {:3} nearest {:6.2}%",
             e[3],
             100.0 * e[0] as f32 / e[3] as f32,
             e[1],
+            100.0 * e[17] as f32 / e[3] as f32,
+            e[18],
             100.0 * e[2] as f32 / e[3] as f32,
             100.0 * e[4] as f32 / e[3] as f32,
             100.0 * e[5] as f32 / e[3] as f32,

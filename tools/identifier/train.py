@@ -47,6 +47,10 @@ NOT_A_CARD, GLARE_BLANK = -1, -2
 
 def load(dir):
     d = {k: np.load(os.path.join(dir, k + ".npy")) for k in ["x", "y", "deck", "meta", "refs", "refmask"]}
+    # Every card's kind whatever the glare (data made before it was kept:
+    # the readable cards' only).
+    kind = os.path.join(dir, "kind.npy")
+    d["kind"] = np.load(kind) if os.path.exists(kind) else np.where(d["y"] >= 0, d["y"], -1)
     # The references as players teach them (one phone photo a card), for
     # the split's first decks (identifier_data --photo-decks).
     d["photo_refs"] = np.load(os.path.join(dir, "photo_refs.npy"))
@@ -286,6 +290,32 @@ def calibrate(y, best, like, margin):
     return choice
 
 
+def calibrate_seconded(y, kind, best, like, margin):
+    """The gates for seconding another reader (learned.rs's `seconds`):
+    the most cards of `val` named with none wrong, where a glare-blank
+    card named as its own kind is not wrong (the print left shows it) and
+    one named as another kind is. One gate for the faces, one for the
+    back."""
+    cards = y >= 0
+    wrong_if_named = (y == NOT_A_CARD) | ((kind >= 0) & (best != kind))
+    right_if_named = cards & (best == y)
+    choice = {}
+    for prefix, among in [("seconded_", best != 0), ("seconded_back_", best == 0)]:
+        key = None
+        for tn in np.arange(0.2, 0.95, 0.0125):
+            for tm in np.arange(0.0, 0.6, 0.0025):
+                gate = among & (like >= tn) & (margin >= tm)
+                k = ((gate & wrong_if_named).sum(), -(gate & right_if_named).sum())
+                if key is None or k < key:
+                    key = k
+                    choice[prefix + "named"], choice[prefix + "margin"] = float(tn), float(tm)
+    return choice
+
+
+THRESHOLD_KEYS = ["card", "named", "margin", "back_named", "back_margin", "seconded_named",
+                  "seconded_margin", "seconded_back_named", "seconded_back_margin"]
+
+
 def report(name, split, best, like, margin, t):
     y, meta = split["y"], split["meta"]
     ok = named(best, like, margin, t)
@@ -358,6 +388,7 @@ def main():
     refs = {"clean": "refs", "photos": "photo_refs"}[args.calibrate_on]
     best, like, margin = predict(net, val, refs)
     t = calibrate(val["y"], best, like, margin)
+    t.update(calibrate_seconded(val["y"], val["kind"], best, like, margin))
     text = [report("val (training families, unseen decks), taught by clean faces", val,
                    *predict(net, val, "refs"), t),
             report("val, taught by photos", val, *predict(net, val, "photo_refs"), t)]
@@ -381,7 +412,7 @@ def main():
         for line in "\n\n".join(text).splitlines():
             f.write(f"# {line}\n")
         f.write("\n[thresholds]\n")
-        for key in ["card", "named", "margin", "back_named", "back_margin"]:
+        for key in THRESHOLD_KEYS:
             f.write(f"{key} = {t[key]:.4f}\n")
     print(t)
 

@@ -94,6 +94,8 @@ use crate::cards::{
     outline_within, rectify_corner_codes, rectify_to, widened,
 };
 use crate::photo::CardPicture;
+use crate::pipeline::geometry::Quad;
+use crate::pipeline::learned::{LearnedDeck, Network, PATCH_H, PATCH_W, Patch};
 use crate::print::classic::{read_corner_code, read_corner_code_at};
 use arbiter_core::table::{Card, Colour, Piece, Token};
 use arbiter_core::toml_text::{self, TomlError};
@@ -137,6 +139,11 @@ const CONTRAST_STEP: f32 = 1.0 / 32.0;
 
 /// Smallest normalised margin that names a card.
 const MIN_MARGIN: f32 = 0.5;
+/// The confidence of a card the templates found nearest but could not
+/// name, named because the learned identifier seconded it: a name, but
+/// under what a grown outline or a tracked read asks to build on
+/// (`grow::GROWN_SURE`, `watch::SURE_AGAIN`).
+const SECONDED_CONFIDENCE: f32 = 0.6;
 /// How much further than the best kind the runner-up must be (see
 /// [`Judgement::clear_lead`]).
 const LEAD: f32 = 1.25;
@@ -202,6 +209,13 @@ pub struct DeckModel {
     /// [`Identify::back_lightness`]); `None` in files learned before it
     /// was kept.
     back_lightness: Option<f32>,
+    /// Each kind's face as the learned identifier cuts it, kept in the
+    /// file (`[faces]`): the second reader's references. Empty in files
+    /// learned before they were kept, which are read by templates alone.
+    faces: Vec<(Token, Patch)>,
+    /// The learned identifier's view of `faces`, made on first use (the
+    /// network sees each face both ways up: about 0.2 s a deck).
+    learned: OnceLock<Option<LearnedDeck>>,
 }
 
 impl PartialEq for DeckModel {
@@ -213,6 +227,7 @@ impl PartialEq for DeckModel {
                 .iter()
                 .zip(&other.kinds)
                 .all(|(a, b)| a.token == b.token && a.raw == b.raw)
+            && self.faces == other.faces
     }
 }
 
@@ -791,7 +806,40 @@ impl DeckModel {
             corner_code,
             pair,
             back_lightness: None,
+            faces: Vec::new(),
+            learned: OnceLock::new(),
         }
+    }
+
+    /// The same deck read by its templates alone, with no second reader
+    /// (to measure what the second reader adds).
+    pub fn templates_alone(&self) -> DeckModel {
+        DeckModel {
+            faces: Vec::new(),
+            learned: OnceLock::new(),
+            ..self.clone()
+        }
+    }
+
+    /// Whether the file kept the faces a second reader compares with.
+    pub fn has_second_reader(&self) -> bool {
+        !self.faces.is_empty() && !self.corner_code
+    }
+
+    /// The learned identifier's deck: `None` for a model whose file kept
+    /// no faces, or a deck read by its corner codes (the printable deck,
+    /// whose codes name its cards), or where the embedded network does
+    /// not load (it does: tested).
+    fn learned(&self) -> Option<&LearnedDeck> {
+        self.learned
+            .get_or_init(|| {
+                if self.faces.is_empty() || self.corner_code {
+                    return None;
+                }
+                let net = Network::embedded().ok()?;
+                Some(LearnedDeck::from_patches(net, &self.faces))
+            })
+            .as_ref()
     }
 
     /// From one image per card kind; each image is the card itself (a flat
@@ -799,6 +847,7 @@ impl DeckModel {
     /// is turned a quarter). The back (`Token::Down`) must be among them.
     pub fn learn(faces: &[(Token, RgbImage)]) -> Result<DeckModel, FacesError> {
         let mut kinds: Vec<(Token, Vec<i8>)> = Vec::new();
+        let mut patches: Vec<(Token, Patch)> = Vec::new();
         let mut coded = true;
         let (mut papers, mut back) = (Vec::new(), None);
         for (token, img) in faces {
@@ -829,6 +878,7 @@ impl DeckModel {
             } else if token == Token::Down {
                 back = Some(card_lightness(img).0);
             }
+            patches.push((token, Patch::from_face(img)));
             let (grids, contrast) = features(&as_seen(img)).ok_or(FacesError::Unsampled(token))?;
             let mut raw = quantise(&grids);
             raw.push(
@@ -843,6 +893,12 @@ impl DeckModel {
         }
         coded &= kinds.iter().any(|k| k.0 != Token::Down);
         let mut model = DeckModel::from_templates(kinds, coded);
+        // A deck read by its corner codes (the printable deck) has no
+        // second reader, so its file keeps no faces.
+        if !coded {
+            patches.sort_by_key(|p| kind_order(p.0));
+            model.faces = patches;
+        }
         papers.sort_by(f32::total_cmp);
         if let (Some(&paper), Some(back)) = (papers.get(papers.len() / 2), back) {
             model.back_lightness = Some(back / paper.max(1.0));
@@ -967,6 +1023,19 @@ impl DeckModel {
                 base64(&bytes)
             ));
         }
+        if !self.faces.is_empty() {
+            s.push_str(
+                "\n# Each face as the learned identifier compares a card with it: \
+                 base64 of a 64x96 PNG.\n[faces]\n",
+            );
+            for (token, patch) in &self.faces {
+                s.push_str(&format!(
+                    "{} = \"{}\"\n",
+                    kind_name(*token),
+                    base64(&patch.png())
+                ));
+            }
+        }
         s
     }
 
@@ -1074,8 +1143,48 @@ impl DeckModel {
                     })? as f32,
             ),
         };
+        let mut faces = Vec::new();
+        if let Some(value) = table.get("faces") {
+            let faces_table = value
+                .as_table()
+                .ok_or_else(|| err(key_line("faces"), "faces must be a table".to_string()))?;
+            for (name, value) in faces_table {
+                // A key of `[faces]` may share its name with one of
+                // `[kinds]`: the line is sought after the table's header.
+                let line = text
+                    .lines()
+                    .position(|l| l.trim() == "[faces]")
+                    .and_then(|start| {
+                        text.lines()
+                            .skip(start)
+                            .position(|l| {
+                                l.trim_start()
+                                    .strip_prefix(name.as_str())
+                                    .is_some_and(|r| r.trim_start().starts_with('='))
+                            })
+                            .map(|i| start + i + 1)
+                    });
+                let token = kind_from_name(name)
+                    .ok_or_else(|| err(line, format!("[faces] {name:?} is no card kind")))?;
+                let patch = value
+                    .as_str()
+                    .and_then(unbase64)
+                    .and_then(|bytes| Patch::from_png(&bytes))
+                    .ok_or_else(|| {
+                        err(
+                            line,
+                            format!(
+                                "[faces] {name}: not a base64 PNG of {PATCH_W}x{PATCH_H} pixels"
+                            ),
+                        )
+                    })?;
+                faces.push((token, patch));
+            }
+            faces.sort_by_key(|p| kind_order(p.0));
+        }
         let mut model = DeckModel::from_templates(kinds, corner_code);
         model.back_lightness = back_lightness;
+        model.faces = faces;
         Ok(model)
     }
 
@@ -1676,7 +1785,19 @@ impl DeckModel {
         let name = |j: Judgement, at: &[(f32, f32); 4], face_alone: bool| {
             // The corner codes need the full size, but only their corners.
             let codes = || Cow::Owned(rectify_corner_codes(frame, at));
-            self.identify_from(j, codes, small, rough && !small, !rough, face_alone)
+            let read = self.identify_from(j, codes, small, rough && !small, !rough, face_alone);
+            // Not where the templates' doubt is the ink: how dark a print
+            // is (a black piece washed pale by a lamp is its white twin's
+            // shape) is what both readers see worst.
+            let ink_in_doubt = !j.ink_clear || j.twin_colour_against;
+            match (read, j.token) {
+                ((None, _), Some(nearest))
+                    if !ink_in_doubt && self.seconded(frame, at, nearest) =>
+                {
+                    (Some(nearest), SECONDED_CONFIDENCE)
+                }
+                _ => read,
+            }
         };
         let j = judge_at(1.0);
         let at = placed(&j, 1.0);
@@ -1705,6 +1826,18 @@ impl DeckModel {
             named @ (Some(_), _) => (named, there, best.shift),
             _ => (read, at, j.shift),
         }
+    }
+
+    /// Whether the learned identifier, reading the card under `at`, finds
+    /// `nearest` (the kind the templates found nearest, but not clearly
+    /// enough to name) nearest too, clearly enough to second it. A deck
+    /// whose file kept no faces has no second reader.
+    fn seconded(&self, frame: &RgbImage, at: &[(f32, f32); 4], nearest: Token) -> bool {
+        let (Some(deck), Ok(net)) = (self.learned(), Network::embedded()) else {
+            return false;
+        };
+        Patch::from_frame(frame, &Quad(*at))
+            .is_some_and(|patch| net.seconds(&deck.name(net, &patch), nearest))
     }
 
     /// Reads the card whose face is `face` (rectified at any size the
@@ -2536,6 +2669,15 @@ mod tests {
         assert_eq!(&back, model);
         assert_eq!(back.to_text(), text);
         assert_eq!(back.kinds(), 31);
+        assert!(back.has_second_reader() && back.faces.len() == 31);
+        // A file learned before faces were kept is read by templates alone.
+        let before = text.split("\n# Each face as").next().unwrap();
+        let old = DeckModel::parse("x.toml", before).unwrap();
+        assert!(!old.has_second_reader() && old.learned().is_none());
+        assert_eq!(old, model.templates_alone());
+        // The printable deck is read by its codes: no faces kept.
+        assert!(!printable_model().has_second_reader());
+        assert!(!printable_model().to_text().contains("[faces]"));
         let dir = temp_dir("save");
         let path = dir.join("deck.toml");
         model.save(&path).unwrap();
@@ -2919,5 +3061,24 @@ mod tests {
 
         let e = DeckModel::parse("d.toml", "format = \"something else\"\n").unwrap_err();
         assert!(e.to_string().starts_with("d.toml:1:"), "{e}");
+
+        // A face that is no PNG of a patch's size names its line in
+        // `[faces]` (not the kind's line in `[kinds]`).
+        let faces_at = text.lines().position(|l| l == "[faces]").unwrap();
+        let line = faces_at
+            + text
+                .lines()
+                .skip(faces_at)
+                .position(|l| l.starts_with("wQ ="))
+                .unwrap()
+            + 1;
+        let (head, tail) = text.split_at(text.find("[faces]").unwrap());
+        let broken = format!("{head}{}", tail.replace("\nwQ = \"", "\nwQ = \"AAAA"));
+        let e = DeckModel::parse("d.toml", &broken).unwrap_err();
+        assert_eq!(e.line, Some(line), "{e}");
+        assert!(
+            e.what.contains("[faces] wQ") && e.what.contains("PNG"),
+            "{e}"
+        );
     }
 }

@@ -147,6 +147,25 @@ impl Patch {
         Patch(out)
     }
 
+    /// The patch as PNG bytes, as a deck file keeps a reference face.
+    pub fn png(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Encoding a well-formed buffer into memory does not fail.
+        let _ = self
+            .image()
+            .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png);
+        out
+    }
+
+    /// A patch from [`Patch::png`]'s bytes: `None` unless they are a PNG
+    /// of exactly [`PATCH_W`]×[`PATCH_H`] pixels.
+    pub fn from_png(bytes: &[u8]) -> Option<Patch> {
+        let img = image::load_from_memory_with_format(bytes, image::ImageFormat::Png)
+            .ok()?
+            .to_rgb8();
+        (img.dimensions() == (PATCH_W as u32, PATCH_H as u32)).then(|| Patch(img.into_raw()))
+    }
+
     /// The patch as an image, to look at.
     pub fn image(&self) -> RgbImage {
         RgbImage::from_raw(PATCH_W as u32, PATCH_H as u32, self.0.clone())
@@ -189,6 +208,21 @@ pub struct Thresholds {
     /// looks most like a plain back, and naming it would put a card where
     /// there is none.
     pub back: Gate,
+    /// For seconding another reader: a face, then the back, named when
+    /// the other reader's nearest kind is this one's too (see
+    /// [`Network::seconds`]).
+    pub seconded: [Gate; 2],
+}
+
+impl Thresholds {
+    /// See [`Network::seconds`].
+    pub fn seconds(&self, naming: &Naming, token: Token) -> bool {
+        let gate = self.seconded[usize::from(token == Token::Down)];
+        naming.nearest == token
+            && naming.why != Some(Unnamed::NotACard)
+            && naming.likeness >= gate.likeness
+            && naming.margin >= gate.margin
+    }
 }
 
 /// The embedded network, made runnable once.
@@ -231,6 +265,16 @@ fn figures() -> Result<Thresholds, NetworkError> {
             likeness: get("back_named")?,
             margin: get("back_margin")?,
         },
+        seconded: [
+            Gate {
+                likeness: get("seconded_named")?,
+                margin: get("seconded_margin")?,
+            },
+            Gate {
+                likeness: get("seconded_back_named")?,
+                margin: get("seconded_back_margin")?,
+            },
+        ],
     })
 }
 
@@ -256,6 +300,16 @@ impl Network {
             plan,
             thresholds: figures()?,
         })
+    }
+
+    /// Whether this naming seconds another reader's nearest kind `token`:
+    /// the same kind nearest here, clearing the gate set on held-out
+    /// renders for none wrong when a glare-blank card named as its own
+    /// kind counts right (`seconded`). Two readers that see a card
+    /// differently (the templates' grids, this network's features) are
+    /// seldom wrong together, so this asks less than naming alone.
+    pub fn seconds(&self, naming: &Naming, token: Token) -> bool {
+        self.thresholds.seconds(naming, token)
     }
 
     /// What the network sees in `patch`; a map of zeros (like nothing) if
@@ -324,13 +378,20 @@ impl LearnedDeck {
     /// The deck whose reference faces are `faces` (one image per kind, a
     /// back as [`Token::Down`]).
     pub fn from_faces(net: &Network, faces: &[(Token, RgbImage)]) -> LearnedDeck {
+        let patches: Vec<(Token, Patch)> = faces
+            .iter()
+            .map(|(t, img)| (*t, Patch::from_face(img)))
+            .collect();
+        LearnedDeck::from_patches(net, &patches)
+    }
+
+    /// The deck whose reference faces, cut as [`Patch::from_face`] cuts
+    /// them, are `patches` (as a deck file keeps them).
+    pub fn from_patches(net: &Network, patches: &[(Token, Patch)]) -> LearnedDeck {
         LearnedDeck {
-            kinds: faces
+            kinds: patches
                 .iter()
-                .map(|(t, img)| {
-                    let patch = Patch::from_face(img);
-                    (*t, [net.see(&patch), net.see(&patch.turned())])
-                })
+                .map(|(t, patch)| (*t, [net.see(patch), net.see(&patch.turned())]))
                 .collect(),
         }
     }
@@ -459,6 +520,10 @@ mod tests {
                 likeness: 0.95,
                 margin: 0.1,
             },
+            seconded: [Gate {
+                likeness: 0.5,
+                margin: 0.05,
+            }; 2],
         };
         let same = deck.judge(t, &map(0, 0.0));
         assert_eq!((same.token, same.why), (Some(a), None));
@@ -485,5 +550,25 @@ mod tests {
         assert!(back.likeness >= t.face.likeness && back.likeness < t.back.likeness);
         assert_eq!((back.token, back.why), (None, Some(Unnamed::Unsure)));
         assert_eq!(deck.judge(t, &map(10, 0.0)).token, Some(b));
+        // Seconding asks less than naming: the blurred face, unsure alone,
+        // seconds its kind, but no other kind, and nothing that is no card.
+        assert!(t.seconds(&blurred, a));
+        assert!(!t.seconds(&blurred, b));
+        assert!(!t.seconds(&other, other.nearest));
+        let seconded_back = Thresholds {
+            seconded: [
+                t.seconded[0],
+                Gate {
+                    likeness: 0.99,
+                    margin: 0.0,
+                },
+            ],
+            ..t
+        };
+        assert!(seconded_back.seconds(&blurred, a));
+        assert!(
+            !seconded_back.seconds(&back, b),
+            "the back has a gate of its own"
+        );
     }
 }
