@@ -83,10 +83,18 @@ fn main() -> Result<(), String> {
             card.save(out.join(format!("{stem}_{k}.png")))
                 .map_err(|e| e.to_string())?;
             if let Some(deck) = &learned {
-                let named = Patch::from_frame(&frame, &Quad(corners))
-                    .and_then(|patch| deck.name(net, &patch).token);
-                let token = named.map_or("??".to_string(), |t| t.to_string());
-                cells.push(serde_json::json!({"cell": [k, 0], "token": token}));
+                let naming =
+                    Patch::from_frame(&frame, &Quad(corners)).map(|patch| deck.name(net, &patch));
+                let token = naming
+                    .as_ref()
+                    .and_then(|n| n.token)
+                    .map_or("??".to_string(), |t| t.to_string());
+                // What it saw, named or not: to see why a card is `??`.
+                let seen = naming.map(|n| {
+                    serde_json::json!({"nearest": n.nearest.to_string(),
+                        "likeness": n.likeness, "margin": n.margin})
+                });
+                cells.push(serde_json::json!({"cell": [k, 0], "token": token, "seen": seen}));
             }
             let token = d.token.map(|t| t.to_string());
             lines.push_str(

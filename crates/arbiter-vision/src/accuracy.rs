@@ -349,8 +349,19 @@ pub fn recogniser_for(set: &Path, root: &Path) -> Result<Recogniser, SetError> {
     if faces.trim() == "coded" {
         return Ok(Recogniser::coded());
     }
-    let model = DeckModel::learn_dir(&root.join(faces.trim()))?;
+    let model = as_measured(DeckModel::learn_dir(&root.join(faces.trim()))?);
     Ok(Recogniser::new(Faces::Learned(Box::new(model)), None).with_reader(Reader::from_env()))
+}
+
+/// A learned deck's model as the measurement asks: with
+/// `ARBITER_READER=templates`, its templates with no second reader (to
+/// measure what the learned identifier adds).
+fn as_measured(model: DeckModel) -> DeckModel {
+    if std::env::var("ARBITER_READER").as_deref() == Ok("templates") {
+        model.templates_alone()
+    } else {
+        model
+    }
 }
 
 /// Recognises every frame of a set and scores it; also each frame's time.
@@ -393,7 +404,7 @@ impl Recognisers {
                 Recogniser::coded()
             } else {
                 let dir = self.root.join("fixtures/decks").join(deck);
-                let model = DeckModel::learn_dir(&dir)?;
+                let model = as_measured(DeckModel::learn_dir(&dir)?);
                 Recogniser::new(Faces::Learned(Box::new(model)), None)
             };
             let r = r.with_reader(Reader::from_env());

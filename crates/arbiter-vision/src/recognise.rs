@@ -38,7 +38,9 @@ pub enum Reader {
 
 impl Reader {
     /// `ARBITER_READER=staged` chooses the staged reader (for the accuracy
-    /// report and benchmarks while both exist).
+    /// report and benchmarks while both exist); `templates`, the patched
+    /// reader with a learned deck's templates alone, no second reader
+    /// (`accuracy::recogniser_for`).
     pub fn from_env() -> Reader {
         match std::env::var("ARBITER_READER").as_deref() {
             Ok("staged") => Reader::Staged,

@@ -1764,19 +1764,59 @@ impl DeckModel {
         }
         ((None, 0.3), *corners)
     }
+}
 
+/// What the templates judged of a card they did not name, and where:
+/// the best-fitting scale's judgement, then the first look's.
+type Looked = [Option<(Judgement, Outline)>; 2];
+
+impl DeckModel {
     /// [`Self::read_in`] without the second look, and the shift of the
-    /// print it named.
+    /// print it named. A card the templates find nearest to one kind but
+    /// cannot name is named when the learned identifier seconds it: only
+    /// as a last resort (a card read at a better-fitting scale is read
+    /// there, and placed where its print fits), at the outline where the
+    /// templates found that kind's print, and not where their doubt is
+    /// the ink
+    /// (how dark a print is: a black piece washed pale by a lamp has its
+    /// white twin's shape, which both readers see worst).
     fn read_once(
         &self,
         frame: &RgbImage,
         corners: &[(f32, f32); 4],
         rough: bool,
     ) -> (Read, Outline, (isize, isize)) {
+        let (read, at, shift, looked) = self.read_by_templates(frame, corners, rough);
+        if read.0.is_some() {
+            return (read, at, shift);
+        }
+        looked
+            .into_iter()
+            .flatten()
+            .find(|(j, there)| {
+                j.ink_clear
+                    && !j.twin_colour_against
+                    && j.token.is_some_and(|t| self.seconded(frame, there, t))
+            })
+            .map_or((read, at, shift), |(j, there)| {
+                ((j.token, SECONDED_CONFIDENCE), there, j.shift)
+            })
+    }
+
+    /// [`Self::read_once`] by the templates alone; also, for a card not
+    /// named, the judgements of its print and the outlines they placed
+    /// it at, the best-fitting scale's first (none for a card too small
+    /// to sample).
+    fn read_by_templates(
+        &self,
+        frame: &RgbImage,
+        corners: &[(f32, f32); 4],
+        rough: bool,
+    ) -> (Read, Outline, (isize, isize), Looked) {
         let short = (dist(corners[0], corners[1]) + dist(corners[3], corners[2])) / 2.0;
         let small = short < SURE_CODE_SHORT;
         let Some(face) = WideFace::of(frame, corners) else {
-            return ((None, 0.0), *corners, (0, 0));
+            return ((None, 0.0), *corners, (0, 0), [None, None]);
         };
         let judge_at = |k: f32| self.judge_sampled(face.fine(k).as_ref());
         // The outline whose print was judged at scale `k`, where `j` found
@@ -1785,25 +1825,13 @@ impl DeckModel {
         let name = |j: Judgement, at: &[(f32, f32); 4], face_alone: bool| {
             // The corner codes need the full size, but only their corners.
             let codes = || Cow::Owned(rectify_corner_codes(frame, at));
-            let read = self.identify_from(j, codes, small, rough && !small, !rough, face_alone);
-            // Not where the templates' doubt is the ink: how dark a print
-            // is (a black piece washed pale by a lamp is its white twin's
-            // shape) is what both readers see worst.
-            let ink_in_doubt = !j.ink_clear || j.twin_colour_against;
-            match (read, j.token) {
-                ((None, _), Some(nearest))
-                    if !ink_in_doubt && self.seconded(frame, at, nearest) =>
-                {
-                    (Some(nearest), SECONDED_CONFIDENCE)
-                }
-                _ => read,
-            }
+            self.identify_from(j, codes, small, rough && !small, !rough, face_alone)
         };
         let j = judge_at(1.0);
         let at = placed(&j, 1.0);
         let read = name(j, &at, false);
         if read.0.is_some() || j.token.is_none() || j.distance > SCALE_HOPELESS {
-            return (read, at, j.shift);
+            return (read, at, j.shift, [None, Some((j, at))]);
         }
         // An outline a little off the card's edge (on its printed frame, or
         // predicted from its neighbours) misregisters the print by a cell
@@ -1816,15 +1844,15 @@ impl DeckModel {
             .map(|&k| (k, judge_at(k)))
             .min_by(|a, b| a.1.distance.total_cmp(&b.1.distance))
         else {
-            return (read, at, j.shift);
+            return (read, at, j.shift, [None, Some((j, at))]);
         };
         if best.token.is_none() || best.distance >= j.distance {
-            return (read, at, j.shift);
+            return (read, at, j.shift, [None, Some((j, at))]);
         }
         let there = placed(&best, k);
         match name(best, &there, true) {
-            named @ (Some(_), _) => (named, there, best.shift),
-            _ => (read, at, j.shift),
+            named @ (Some(_), _) => (named, there, best.shift, [None, None]),
+            _ => (read, at, j.shift, [Some((best, there)), Some((j, at))]),
         }
     }
 
@@ -2952,9 +2980,13 @@ mod tests {
         for (stem, token, frame) in &faces {
             for (dx, dy) in [(3.5, 0.0), (0.0, 4.0)] {
                 let off = OFF_CARD.map(|p| (p.0 + dx, p.1 + dy));
-                let ((got, _), at) = model.identify_placed_in(frame, &off, false);
+                let ((got, confidence), at) = model.identify_placed_in(frame, &off, false);
                 tried += 1;
-                if got == Some(*token) {
+                if got == Some(*token) && confidence == SECONDED_CONFIDENCE {
+                    // Named by the second reader where the templates'
+                    // first look placed its print, not followed further:
+                    // right, and placed where an unnamed card would be.
+                } else if got == Some(*token) {
                     read += 1;
                     assert!(off_card(&at) < off_card(&off), "{stem}: placed at {at:?}");
                 } else {
