@@ -199,7 +199,7 @@ fn the_renderer_records_how_much_print_a_lamp_washed_out() {
 /// alone, never one the templates named otherwise, and none wrong (a
 /// glare-blank card named as its own kind is right: the print left shows
 /// it). Over all the varied sets (`read_at_truth`, docs/vision.md) it
-/// names 96.6% where the templates alone name 95.5%.
+/// names 96.7% where the templates alone name 95.5%.
 #[test]
 fn a_learned_deck_names_the_cards_its_templates_leave_unsure_when_the_network_seconds_them() {
     use arbiter::vision::cards::Identify;

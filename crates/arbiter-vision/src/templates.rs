@@ -1773,7 +1773,8 @@ type Looked = [Option<(Judgement, Outline)>; 2];
 impl DeckModel {
     /// [`Self::read_in`] without the second look, and the shift of the
     /// print it named. A card the templates find nearest to one kind but
-    /// cannot name is named when the learned identifier seconds it: only
+    /// cannot name, at an outline the finder saw (not `rough`), is named
+    /// when the learned identifier seconds it: only
     /// as a last resort (a card read at a better-fitting scale is read
     /// there, and placed where its print fits), at the outline where the
     /// templates found that kind's print, and not where their doubt is
@@ -1787,14 +1788,21 @@ impl DeckModel {
         rough: bool,
     ) -> (Read, Outline, (isize, isize)) {
         let (read, at, shift, looked) = self.read_by_templates(frame, corners, rough);
-        if read.0.is_some() {
+        // Only an outline the finder saw whole: those a lattice predicts
+        // are most of a frame's reads and mostly empty cells, and each
+        // look costs the network about 3 ms.
+        if read.0.is_some() || rough {
             return (read, at, shift);
         }
         looked
             .into_iter()
             .flatten()
             .find(|(j, there)| {
-                j.ink_clear
+                // A print too far from every kind to be worth judging again
+                // (bare table, a cloth's check, a hand) is not worth the
+                // network's look either: most reads are of such cells.
+                j.distance <= SCALE_HOPELESS
+                    && j.ink_clear
                     && !j.twin_colour_against
                     && j.token.is_some_and(|t| self.seconded(frame, there, t))
             })
