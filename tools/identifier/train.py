@@ -266,17 +266,11 @@ def named(best, like, margin, t):
     return (like >= t["card"]) & np.where(back, back_ok, face)
 
 
-def calibrate(y, best, like, margin):
-    """The thresholds that name the most cards of `val` with none wrong (a
-    card named as another kind, an outline that holds no card or a
-    glare-blank card named):
-    one gate for the faces, one for the back."""
-    cards = y >= 0
-    # A glare-blank card is right only as `??` (docs/vision.md).
-    wrong_if_named = (y == NOT_A_CARD) | (y == GLARE_BLANK) | (cards & (best != y))
-    right_if_named = cards & (best == y)
-    choice = {"card": 0.0}
-    for prefix, among in [("", best != 0), ("back_", best == 0)]:
+def gates(best, like, margin, wrong_if_named, right_if_named, prefixes):
+    """For the faces and for the back (`prefixes`), the least likeness and
+    lead that name the most cards right with the fewest named wrong."""
+    choice = {}
+    for prefix, among in zip(prefixes, [best != 0, best == 0]):
         key = None
         for tn in np.arange(0.2, 0.95, 0.0125):
             for tm in np.arange(0.0, 0.6, 0.0025):
@@ -285,6 +279,18 @@ def calibrate(y, best, like, margin):
                 if key is None or k < key:
                     key = k
                     choice[prefix + "named"], choice[prefix + "margin"] = float(tn), float(tm)
+    return choice
+
+
+def calibrate(y, best, like, margin):
+    """The thresholds that name the most cards of `val` with none wrong (a
+    card named as another kind, an outline that holds no card or a
+    glare-blank card named):
+    one gate for the faces, one for the back."""
+    cards = y >= 0
+    # A glare-blank card is right only as `??` (docs/vision.md).
+    wrong_if_named = (y == NOT_A_CARD) | (y == GLARE_BLANK) | (cards & (best != y))
+    choice = gates(best, like, margin, wrong_if_named, cards & (best == y), ["", "back_"])
     # Below the lowest likeness of any card named right: no card.
     choice["card"] = float(min(choice["named"], choice["back_named"], np.percentile(like[cards], 1)))
     return choice
@@ -296,20 +302,9 @@ def calibrate_seconded(y, kind, best, like, margin):
     card named as its own kind is not wrong (the print left shows it) and
     one named as another kind is. One gate for the faces, one for the
     back."""
-    cards = y >= 0
     wrong_if_named = (y == NOT_A_CARD) | ((kind >= 0) & (best != kind))
-    right_if_named = cards & (best == y)
-    choice = {}
-    for prefix, among in [("seconded_", best != 0), ("seconded_back_", best == 0)]:
-        key = None
-        for tn in np.arange(0.2, 0.95, 0.0125):
-            for tm in np.arange(0.0, 0.6, 0.0025):
-                gate = among & (like >= tn) & (margin >= tm)
-                k = ((gate & wrong_if_named).sum(), -(gate & right_if_named).sum())
-                if key is None or k < key:
-                    key = k
-                    choice[prefix + "named"], choice[prefix + "margin"] = float(tn), float(tm)
-    return choice
+    return gates(best, like, margin, wrong_if_named, (y >= 0) & (best == y),
+                 ["seconded_", "seconded_back_"])
 
 
 THRESHOLD_KEYS = ["card", "named", "margin", "back_named", "back_margin", "seconded_named",
