@@ -833,7 +833,7 @@ impl DeckModel {
     fn learned(&self) -> Option<&LearnedDeck> {
         self.learned
             .get_or_init(|| {
-                if self.faces.is_empty() || self.corner_code {
+                if !self.has_second_reader() {
                     return None;
                 }
                 let net = Network::embedded().ok()?;
