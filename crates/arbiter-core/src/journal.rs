@@ -357,8 +357,23 @@ impl Journal {
     }
 }
 
+/// How long a held lock is waited for before the journal is called in use.
+/// A lock outlives its holder for a moment: an arbiter just killed is still
+/// exiting, and a child process forked anywhere in this one holds a copy of
+/// every open file until it execs. A game really running elsewhere still holds
+/// it after this.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(1500);
+
 fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
-    match file.try_lock() {
+    let deadline = std::time::Instant::now() + LOCK_PATIENCE;
+    let mut attempt = file.try_lock();
+    while matches!(attempt, Err(fs::TryLockError::WouldBlock))
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        attempt = file.try_lock();
+    }
+    match attempt {
         Ok(()) => Ok(()),
         Err(fs::TryLockError::WouldBlock) => Err(JournalError::Locked {
             file: path.display().to_string(),
