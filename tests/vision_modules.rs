@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 
 /// The staged reader's modules in the order a frame flows through them;
 /// the helpers first.
-const STAGES: [&str; 12] = [
+const STAGES: [&str; 13] = [
     "geometry",
     "plane",
     "regions",
     "table_model",
+    "learned_finder",
     "finding",
     "lattice",
     "occupancy",

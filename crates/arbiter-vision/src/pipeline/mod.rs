@@ -23,6 +23,7 @@ pub mod geometry;
 pub mod identify;
 pub mod lattice;
 pub mod learned;
+pub mod learned_finder;
 pub mod occupancy;
 pub mod plane;
 pub mod reading;

@@ -1,0 +1,249 @@
+//! The learned finder (`pipeline::learned_finder`) measured on its own.
+//!
+//! `cargo run --release --example finder_alone` reads the varied sets'
+//! frames (re-rendered from their seeds): a card at least 99% in view is
+//! found when every corner of an outline lies within 4% of the card's
+//! width of its true corner, as the network outlines it ("rough") and once
+//! refined on the card's edge at full resolution ("refined", rough where
+//! refining fails); "located" counts a card outlined where it lies and
+//! near its size (middle within a quarter of its width, width within a
+//! quarter) however precisely; an outline whose middle lies on no card is
+//! a phantom.
+//! By surface, deck, light and card width, with the time a frame.
+//!
+//! `-- --real SET` reads a real-photo set instead (`labels.json`, every
+//! card's whole box, `../shared/real-photos/pinochle`; read where it lies,
+//! nothing kept): a labelled card is found when an outline's box overlaps
+//! its box by IoU 0.5 or more; an outline matching none is a phantom. By
+//! subset (webcam frames, phone shots).
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use arbiter::vision::pipeline::finding::refine;
+use arbiter::vision::pipeline::geometry::Quad;
+use arbiter::vision::pipeline::learned_finder::LearnedFinder;
+use arbiter::vision::pipeline::plane::Plane;
+use arbiter_testkit::fixtures::tables::rendered_frames;
+
+/// How far each side is sought when refining, over the card's width.
+const REACH: f32 = 0.12;
+/// The least step in lightness refining takes for an edge (the table
+/// model's least).
+const MIN_STEP: f32 = 10.0;
+
+#[derive(Default)]
+struct Tally {
+    cards: usize,
+    /// Outlined where the card lies and near its size (middle within a
+    /// quarter of its width, width within a quarter), however precisely.
+    located: usize,
+    rough: usize,
+    refined: usize,
+    phantoms: usize,
+    frames: usize,
+}
+
+impl Tally {
+    fn line(&self, key: &str) -> String {
+        let pct = |n: usize| 100.0 * n as f32 / self.cards.max(1) as f32;
+        format!(
+            "{key:24} {:5} cards  located {:5.1}%  rough {:5.1}%  refined {:5.1}%  phantoms {:4} in {:3} frames",
+            self.cards,
+            pct(self.located),
+            pct(self.rough),
+            pct(self.refined),
+            self.phantoms,
+            self.frames
+        )
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn close(found: &Quad, truth: &[(f32, f32); 4], width: f32) -> bool {
+    // Either way round: the outline's first corner may be any of the four
+    // (a card has no top to a finder).
+    (0..4).any(|shift| {
+        (0..4).all(|i| {
+            let (p, t) = (found.0[(i + shift) % 4], truth[i]);
+            (p.0 - t.0).hypot(p.1 - t.1) <= 0.04 * width
+        })
+    })
+}
+
+fn renders() {
+    let net = LearnedFinder::embedded();
+    let mut by: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut times = Vec::new();
+    for (scene, fac) in rendered_frames() {
+        let clock = Instant::now();
+        let rough = net.cards(&scene.image).expect("the finder runs");
+        times.push(clock.elapsed());
+        let full = Plane::luma(&scene.image);
+        let refined: Vec<Quad> = rough
+            .iter()
+            .map(|q| refine(&full, q, MIN_STEP, None, REACH).map_or(*q, |(r, _)| r))
+            .collect();
+        let keys = [
+            "all".to_string(),
+            format!("surface {}", fac.surface),
+            format!("deck {}", fac.deck),
+            format!("light {}", fac.light),
+            format!("width {}", fac.width_band()),
+        ];
+        let phantoms = rough
+            .iter()
+            .filter(|q| {
+                let c = q.centre();
+                !scene.truth.iter().any(|t| Quad(t.corners_px).contains(c))
+            })
+            .count();
+        for key in &keys {
+            let e = by.entry(key.clone()).or_default();
+            e.frames += 1;
+            e.phantoms += phantoms;
+        }
+        for t in scene.truth.iter().filter(|t| t.visible >= 0.99) {
+            let q = Quad(t.corners_px);
+            let w = q.width();
+            let r = rough.iter().any(|f| close(f, &t.corners_px, w));
+            let located = rough.iter().any(|f| {
+                let (a, b) = (f.centre(), q.centre());
+                (a.0 - b.0).hypot(a.1 - b.1) <= 0.25 * w && (f.width() - w).abs() <= 0.25 * w
+            });
+            let f = refined.iter().any(|f| close(f, &t.corners_px, w));
+            for key in &keys {
+                let e = by.entry(key.clone()).or_default();
+                e.cards += 1;
+                e.rough += usize::from(r);
+                e.located += usize::from(located);
+                e.refined += usize::from(f);
+            }
+        }
+    }
+    for (k, t) in &by {
+        println!("{}", t.line(k));
+    }
+    println!(
+        "network and outlines: median {:.1} ms a frame ({} frames, this machine, all its cores)",
+        median(times.clone()).as_secs_f64() * 1000.0,
+        times.len()
+    );
+}
+
+fn iou(a: [f32; 4], b: [f32; 4]) -> f32 {
+    let ix = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
+    let iy = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
+    let inter = ix * iy;
+    let union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
+    if union > 0.0 { inter / union } else { 0.0 }
+}
+
+fn real(set: &std::path::Path) {
+    let path = set.join("labels.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let labels: BTreeMap<String, Vec<serde_json::Value>> =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let net = LearnedFinder::embedded();
+    let mut by: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut times = Vec::new();
+    for (rel, cards) in &labels {
+        let file = set.join(rel);
+        let img = image::open(&file)
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+            .to_rgb8();
+        let clock = Instant::now();
+        let found = net.cards(&img).expect("the finder runs");
+        times.push(clock.elapsed());
+        let (w, h) = (img.width() as f32, img.height() as f32);
+        let boxes: Vec<[f32; 4]> = found
+            .iter()
+            .map(|q| {
+                let xs = q.0.map(|p| p.0);
+                let ys = q.0.map(|p| p.1);
+                [
+                    xs.iter().cloned().fold(f32::INFINITY, f32::min).max(0.0),
+                    ys.iter().cloned().fold(f32::INFINITY, f32::min).max(0.0),
+                    xs.iter().cloned().fold(0.0, f32::max).min(w),
+                    ys.iter().cloned().fold(0.0, f32::max).min(h),
+                ]
+            })
+            .collect();
+        let truth: Vec<[f32; 4]> = cards
+            .iter()
+            .filter_map(|c| {
+                let b = c["box"].as_array()?;
+                let v: Vec<f32> = b
+                    .iter()
+                    .filter_map(|x| x.as_f64())
+                    .map(|x| x as f32)
+                    .collect();
+                (v.len() == 4).then(|| [v[0], v[1], v[2], v[3]])
+            })
+            .collect();
+        // Greedy, best overlap first.
+        let mut pairs: Vec<(f32, usize, usize)> = boxes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, b)| {
+                truth
+                    .iter()
+                    .enumerate()
+                    .map(move |(j, t)| (iou(*b, *t), i, j))
+            })
+            .filter(|p| p.0 >= 0.5)
+            .collect();
+        pairs.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let (mut used_f, mut used_t) = (vec![false; boxes.len()], vec![false; truth.len()]);
+        for (_, i, j) in pairs {
+            if !used_f[i] && !used_t[j] {
+                used_f[i] = true;
+                used_t[j] = true;
+            }
+        }
+        let sub = if rel
+            .rsplit('/')
+            .next()
+            .unwrap_or(rel)
+            .starts_with("cam_image")
+        {
+            "webcam"
+        } else {
+            "phone"
+        };
+        let e = by.entry(sub).or_default();
+        e.frames += 1;
+        e.cards += truth.len();
+        e.rough += used_t.iter().filter(|u| **u).count();
+        e.phantoms += used_f.iter().filter(|u| !**u).count();
+    }
+    for (k, t) in &by {
+        println!(
+            "real {k:8} {:4} cards  found {:5.1}%  phantoms {:4} in {:3} frames ({:.2} a frame)",
+            t.cards,
+            100.0 * t.rough as f32 / t.cards.max(1) as f32,
+            t.phantoms,
+            t.frames,
+            t.phantoms as f32 / t.frames.max(1) as f32
+        );
+    }
+    println!(
+        "network and outlines: median {:.1} ms a frame ({} frames)",
+        median(times.clone()).as_secs_f64() * 1000.0,
+        times.len()
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    match args.next().as_deref() {
+        Some("--real") => real(std::path::Path::new(
+            &args.next().expect("--real SET (a folder with labels.json)"),
+        )),
+        None => renders(),
+        Some(other) => panic!("unknown argument {other} (--real SET)"),
+    }
+}
