@@ -6,7 +6,8 @@
 //! The varied sets' frames (`recognise_varied`) are timed too, and the same
 //! frames through the staged reader (`staged_varied`, `staged_clean`);
 //! `learned_name_a_table` names a table's sixteen cards with the learned
-//! identifier.
+//! identifier; `learned_find_a_frame` finds the clean frame's cards with the
+//! learned finder.
 //!
 //! `coded_read_*` read a 32-card table of the coded deck by its codes alone.
 //!
@@ -193,6 +194,20 @@ fn learned_name_a_table(bencher: Bencher) {
             .map(|p| deck.name(net, &p).token)
             .collect::<Vec<_>>()
     });
+}
+
+/// The learned finder (`pipeline::learned_finder`) on the clean 1280×720
+/// frame: shrinking it, the network on the 320×176 shrunk frame, and the
+/// islands made outlines. The budget is 40 ms a frame on one core, the
+/// network 20 ms.
+#[divan::bench]
+fn learned_find_a_frame(bencher: Bencher) {
+    use arbiter::vision::pipeline::learned_finder::LearnedFinder;
+    let s = scene(&clean());
+    let finder = LearnedFinder::embedded();
+    // The plan for the frame's size is made once, outside the timing.
+    finder.cards(&s.image).expect("the finder runs");
+    bencher.bench_local(|| finder.cards(black_box(&s.image)).map(|c| c.len()));
 }
 
 /// One rectified card read by the bundled deck's templates.
