@@ -11,7 +11,8 @@
 //! a phantom.
 //! By surface, deck, light and card width, with the time a frame.
 //!
-//! `-- --real SET` reads a real-photo set instead (`labels.json`, every
+//! `-- --long N` shrinks frames to a long side of N pixels instead of the
+//! finder's own. `-- --real SET` reads a real-photo set instead (`labels.json`, every
 //! card's whole box, `../shared/real-photos/pinochle`; read where it lies,
 //! nothing kept): a labelled card is found when an outline's box overlaps
 //! its box by IoU 0.5 or more; an outline matching none is a phantom. By
@@ -21,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use arbiter::vision::pipeline::finding::refine;
 use arbiter::vision::pipeline::geometry::Quad;
-use arbiter::vision::pipeline::learned_finder::LearnedFinder;
+use arbiter::vision::pipeline::learned_finder::{LONG_SIDE, LearnedFinder, outlines};
 use arbiter::vision::pipeline::plane::Plane;
 use arbiter_testkit::fixtures::tables::rendered_frames;
 
@@ -74,13 +75,27 @@ fn close(found: &Quad, truth: &[(f32, f32); 4], width: f32) -> bool {
     })
 }
 
+/// The long side frames are shrunk to (`--long N`; the finder's own by
+/// default).
+fn long_side() -> u32 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--long")
+        .and_then(|i| args.get(i + 1))
+        .map_or(LONG_SIDE, |v| v.parse().expect("--long N"))
+}
+
+fn outlines_of(net: &LearnedFinder, img: &image::RgbImage) -> Vec<Quad> {
+    outlines(&net.marks_at(img, long_side()).expect("the finder runs"))
+}
+
 fn renders() {
     let net = LearnedFinder::embedded();
     let mut by: BTreeMap<String, Tally> = BTreeMap::new();
     let mut times = Vec::new();
     for (scene, fac) in rendered_frames() {
         let clock = Instant::now();
-        let rough = net.cards(&scene.image).expect("the finder runs");
+        let rough = outlines_of(net, &scene.image);
         times.push(clock.elapsed());
         let full = Plane::luma(&scene.image);
         let refined: Vec<Quad> = rough
@@ -156,7 +171,7 @@ fn real(set: &std::path::Path) {
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
             .to_rgb8();
         let clock = Instant::now();
-        let found = net.cards(&img).expect("the finder runs");
+        let found = outlines_of(net, &img);
         times.push(clock.elapsed());
         let (w, h) = (img.width() as f32, img.height() as f32);
         let boxes: Vec<[f32; 4]> = found
@@ -238,12 +253,12 @@ fn real(set: &std::path::Path) {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    match args.next().as_deref() {
-        Some("--real") => real(std::path::Path::new(
-            &args.next().expect("--real SET (a folder with labels.json)"),
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().position(|a| a == "--real") {
+        Some(i) => real(std::path::Path::new(
+            args.get(i + 1)
+                .expect("--real SET (a folder with labels.json)"),
         )),
         None => renders(),
-        Some(other) => panic!("unknown argument {other} (--real SET)"),
     }
 }

@@ -125,8 +125,15 @@ impl LearnedFinder {
 
     /// The network's marks on `frame`.
     pub fn marks(&self, frame: &RgbImage) -> Result<Marks, FinderNetError> {
+        self.marks_at(frame, LONG_SIDE)
+    }
+
+    /// The network's marks on `frame` shrunk (or enlarged) so that its
+    /// long side is `long_side` pixels: larger for boards of small cards,
+    /// at four times the cost for twice the side.
+    pub fn marks_at(&self, frame: &RgbImage, long_side: u32) -> Result<Marks, FinderNetError> {
         let (fw, fh) = frame.dimensions();
-        let k = LONG_SIDE as f32 / fw.max(fh) as f32;
+        let k = long_side as f32 / fw.max(fh) as f32;
         let side = |v: u32| ((v as f32 * k / 16.0).round() as usize * 16).max(16);
         let (w, h) = (side(fw), side(fh));
         if fw < 16 || fh < 16 {
