@@ -19,9 +19,9 @@ pipeline/learned_finder.rs does; cells marked interior form islands
 (4-connected), islands of fewer than MIN_CELLS cells are dropped, an
 island joined where a seam was missed is cut apart by eroding it (`split`,
 its specks of edge filled first), and each piece grown by the edge band is
-a card. `--shaped` also drops pieces not of a card's proportions (tried:
-on composed frames it halves the phantoms but loses a fifth of the
-cards, those half hidden and the smallest).
+a card. (Dropping pieces not of a card's proportions was tried: on
+composed frames it halved the phantoms but lost a fifth of the cards,
+those half hidden and the smallest.)
 """
 import argparse
 import json
@@ -44,9 +44,6 @@ STRIDE = 2
 MIN_CELLS = 12  # as pipeline/learned_finder.rs
 SPLIT_STEPS = 3  # as pipeline/learned_finder.rs
 HOLE_CELLS = 4  # as pipeline/learned_finder.rs
-SHAPED = False
-ASPECT_RANGE = (1.1, 1.9)
-MIN_FILL = 0.6
 
 
 def islands(mask):
@@ -124,23 +121,6 @@ def split(cells, shape):
     return [cells]
 
 
-def card_shaped(ys, xs):
-    """Whether an island fills a rectangle of a card's proportions (its
-    smallest rectangle, by rotating the cells' hull's directions)."""
-    pts = np.stack([xs, ys], 1).astype(np.float64)
-    best = None
-    for a in np.linspace(0, np.pi / 2, 46)[:-1]:
-        r = pts @ np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-        w = np.ptp(r[:, 0]) + 1 + 3
-        h = np.ptp(r[:, 1]) + 1 + 3
-        if best is None or w * h < best[0] * best[1]:
-            best = (w, h)
-    w, h = best
-    aspect = max(w, h) / min(w, h)
-    fill = len(xs) / ((w - 3) * (h - 3))
-    return ASPECT_RANGE[0] <= aspect <= ASPECT_RANGE[1] and fill >= MIN_FILL
-
-
 def find(sess, img):
     """The boxes (x0, y0, x1, y1, in `img`'s pixels) of the cards found."""
     s = LONG / max(img.size)
@@ -158,8 +138,6 @@ def find(sess, img):
             continue
         pieces.extend(split(cells, lab.shape) if SPLIT_STEPS else [cells])
     for ys, xs in pieces:
-        if SHAPED and not card_shaped(ys, xs):
-            continue
         # Grown by the edge band (one cell each way) and taken to pixels.
         x0, x1 = (xs.min() - 1) * STRIDE, (xs.max() + 2) * STRIDE
         y0, y1 = (ys.min() - 1) * STRIDE, (ys.max() + 2) * STRIDE
@@ -271,11 +249,9 @@ def main():
     ap.add_argument("--sheet", default=None)
     ap.add_argument("--min-cells", type=int, default=MIN_CELLS)
     ap.add_argument("--split", type=int, default=SPLIT_STEPS)
-    ap.add_argument("--shaped", action="store_true", help="keep only card-shaped islands")
     args = ap.parse_args()
     globals()["MIN_CELLS"] = args.min_cells
     globals()["SPLIT_STEPS"] = args.split
-    globals()["SHAPED"] = args.shaped
     sess = session(args.model)
     if args.real:
         real(sess, args.real, args.sheet)
