@@ -1507,6 +1507,21 @@ black = "P N P P B Q P R P N P B P R P"
         }
     }
 
+    /// A lock let go a moment after the resume is asked for (an arbiter
+    /// still exiting, a forked child not yet exec'd) is waited for.
+    #[test]
+    fn a_lock_let_go_a_moment_later_is_waited_for() {
+        let (path, _) = short_game("wait.jsonl");
+        let (held, _) = Journal::open_for_resume(&path).unwrap();
+        let letting_go = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            drop(held);
+        });
+        let resumed = Journal::open_for_resume(&path);
+        letting_go.join().unwrap();
+        assert!(resumed.is_ok(), "{:?}", resumed.err());
+    }
+
     #[test]
     fn create_refuses_a_used_file_and_a_running_game_locks_it() {
         let (path, _) = short_game("c.jsonl");
