@@ -7,7 +7,8 @@
 //! frames through the staged reader (`staged_varied`, `staged_clean`);
 //! `learned_name_a_table` names a table's sixteen cards with the learned
 //! identifier; `learned_find_a_frame` finds the clean frame's cards with the
-//! learned finder.
+//! learned finder, `learned_find_and_fit_a_frame` also fits each outline on
+//! its card's edge.
 //!
 //! `coded_read_*` read a 32-card table of the coded deck by its codes alone.
 //!
@@ -208,6 +209,17 @@ fn learned_find_a_frame(bencher: Bencher) {
     // The plan for the frame's size is made once, outside the timing.
     finder.cards(&s.image).expect("the finder runs");
     bencher.bench_local(|| finder.cards(black_box(&s.image)).map(|c| c.len()));
+}
+
+/// As `learned_find_a_frame`, each outline then fitted on its card's edge
+/// at full resolution (`LearnedFinder::fitted_cards`, `pipeline::edge_fit`).
+#[divan::bench]
+fn learned_find_and_fit_a_frame(bencher: Bencher) {
+    use arbiter::vision::pipeline::learned_finder::LearnedFinder;
+    let s = scene(&clean());
+    let finder = LearnedFinder::embedded();
+    finder.fitted_cards(&s.image).expect("the finder runs");
+    bencher.bench_local(|| finder.fitted_cards(black_box(&s.image)).map(|c| c.len()));
 }
 
 /// One rectified card read by the bundled deck's templates.

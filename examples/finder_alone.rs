@@ -3,26 +3,29 @@
 //! `cargo run --release --example finder_alone` reads the varied sets'
 //! frames (re-rendered from their seeds): a card at least 99% in view is
 //! found when every corner of an outline lies within 4% of the card's
-//! width of its true corner, as the network outlines it ("rough") and once
-//! refined on the card's edge at full resolution ("refined", rough where
-//! refining fails); "located" counts a card outlined where it lies and
+//! width of its true corner, as the network outlines it ("rough"), once
+//! refined by the staged finding's `refine` ("refined"), and once fitted
+//! on the card's edge by `learned_finder::fitted` ("fitted"; rough where
+//! either fails); "located" counts a card outlined where it lies and
 //! near its size (middle within a quarter of its width, width within a
 //! quarter) however precisely; an outline whose middle lies on no card is
-//! a phantom.
-//! By surface, deck, light and card width, with the time a frame.
+//! a phantom (also counted among the outlines an edge was fitted to: the
+//! finder drops the rest). By surface, deck, light and card width, with the time a frame.
 //!
 //! `-- --long N` shrinks frames to a long side of N pixels instead of the
 //! finder's own. `-- --real SET` reads a real-photo set instead (`labels.json`, every
 //! card's whole box, `../shared/real-photos/pinochle`; read where it lies,
 //! nothing kept): a labelled card is found when an outline's box overlaps
-//! its box by IoU 0.5 or more; an outline matching none is a phantom. By
-//! subset (webcam frames, phone shots).
+//! its box by IoU 0.5 or more; an outline matching none is a phantom; the
+//! same again for the fitted outlines alone. By subset (webcam frames,
+//! phone shots). `-- --draw DIR` draws each frame's outlines into DIR:
+//! truth blue, rough red, fitted green.
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use arbiter::vision::pipeline::finding::refine;
 use arbiter::vision::pipeline::geometry::Quad;
-use arbiter::vision::pipeline::learned_finder::{LONG_SIDE, LearnedFinder, outlines};
+use arbiter::vision::pipeline::learned_finder::{LONG_SIDE, LearnedFinder, fitted, outlines};
 use arbiter::vision::pipeline::plane::Plane;
 use arbiter_testkit::fixtures::tables::rendered_frames;
 
@@ -40,7 +43,10 @@ struct Tally {
     located: usize,
     rough: usize,
     refined: usize,
+    fitted: usize,
     phantoms: usize,
+    /// Phantoms among the outlines an edge was fitted to.
+    fitted_phantoms: usize,
     frames: usize,
 }
 
@@ -48,12 +54,14 @@ impl Tally {
     fn line(&self, key: &str) -> String {
         let pct = |n: usize| 100.0 * n as f32 / self.cards.max(1) as f32;
         format!(
-            "{key:24} {:5} cards  located {:5.1}%  rough {:5.1}%  refined {:5.1}%  phantoms {:4} in {:3} frames",
+            "{key:24} {:5} cards  located {:5.1}%  rough {:5.1}%  refined {:5.1}%  fitted {:5.1}%  phantoms {:4} ({:4} fitted) in {:3} frames",
             self.cards,
             pct(self.located),
             pct(self.rough),
             pct(self.refined),
+            pct(self.fitted),
             self.phantoms,
+            self.fitted_phantoms,
             self.frames
         )
     }
@@ -85,8 +93,22 @@ fn long_side() -> u32 {
         .map_or(LONG_SIDE, |v| v.parse().expect("--long N"))
 }
 
-fn outlines_of(net: &LearnedFinder, img: &image::RgbImage) -> Vec<Quad> {
-    outlines(&net.marks_at(img, long_side()).expect("the finder runs"))
+/// Where to draw each frame's outlines (`--draw DIR`): the truth blue,
+/// the network's rough outlines red, the fitted ones green.
+fn draw_dir() -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let i = args.iter().position(|a| a == "--draw")?;
+    Some(args.get(i + 1).expect("--draw DIR").clone())
+}
+
+/// The network's rough outlines on `img`, and each fitted on the card's
+/// edge (`None` where no edge fits: the finder drops it).
+fn outlines_of(net: &LearnedFinder, img: &image::RgbImage) -> (Vec<Quad>, Vec<Option<Quad>>) {
+    let marks = net.marks_at(img, long_side()).expect("the finder runs");
+    let rough = outlines(&marks);
+    let full = Plane::luma(img);
+    let fit = rough.iter().map(|q| fitted(&full, q, &marks)).collect();
+    (rough, fit)
 }
 
 fn renders() {
@@ -95,13 +117,38 @@ fn renders() {
     let mut times = Vec::new();
     for (scene, fac) in rendered_frames() {
         let clock = Instant::now();
-        let rough = outlines_of(net, &scene.image);
+        let (rough, fits) = outlines_of(net, &scene.image);
+        // For precision, the rough outline where no edge fits.
+        let fitted: Vec<Quad> = rough
+            .iter()
+            .zip(&fits)
+            .map(|(r, f)| f.unwrap_or(*r))
+            .collect();
         times.push(clock.elapsed());
         let full = Plane::luma(&scene.image);
         let refined: Vec<Quad> = rough
             .iter()
             .map(|q| refine(&full, q, MIN_STEP, None, REACH).map_or(*q, |(r, _)| r))
             .collect();
+
+        if let Some(dir) = draw_dir() {
+            use imageproc::drawing::draw_hollow_polygon_mut;
+            use imageproc::point::Point;
+            let mut img = scene.image.clone();
+            let poly = |q: &[(f32, f32); 4]| q.map(|p| Point::new(p.0, p.1)).to_vec();
+            for t in &scene.truth {
+                draw_hollow_polygon_mut(&mut img, &poly(&t.corners_px), image::Rgb([0, 0, 255]));
+            }
+            for q in &rough {
+                draw_hollow_polygon_mut(&mut img, &poly(&q.0), image::Rgb([255, 0, 0]));
+            }
+            for q in &fitted {
+                draw_hollow_polygon_mut(&mut img, &poly(&q.0), image::Rgb([0, 255, 0]));
+            }
+            let n = times.len();
+            img.save(format!("{dir}/{n:03}-{}.png", fac.surface))
+                .expect("saved");
+        }
         let keys = [
             "all".to_string(),
             format!("surface {}", fac.surface),
@@ -116,10 +163,19 @@ fn renders() {
                 !scene.truth.iter().any(|t| Quad(t.corners_px).contains(c))
             })
             .count();
+        let fitted_phantoms = fits
+            .iter()
+            .flatten()
+            .filter(|q| {
+                let c = q.centre();
+                !scene.truth.iter().any(|t| Quad(t.corners_px).contains(c))
+            })
+            .count();
         for key in &keys {
             let e = by.entry(key.clone()).or_default();
             e.frames += 1;
             e.phantoms += phantoms;
+            e.fitted_phantoms += fitted_phantoms;
         }
         for t in scene.truth.iter().filter(|t| t.visible >= 0.99) {
             let q = Quad(t.corners_px);
@@ -130,12 +186,14 @@ fn renders() {
                 (a.0 - b.0).hypot(a.1 - b.1) <= 0.25 * w && (f.width() - w).abs() <= 0.25 * w
             });
             let f = refined.iter().any(|f| close(f, &t.corners_px, w));
+            let g = fitted.iter().any(|f| close(f, &t.corners_px, w));
             for key in &keys {
                 let e = by.entry(key.clone()).or_default();
                 e.cards += 1;
                 e.rough += usize::from(r);
                 e.located += usize::from(located);
                 e.refined += usize::from(f);
+                e.fitted += usize::from(g);
             }
         }
     }
@@ -147,6 +205,48 @@ fn renders() {
         median(times.clone()).as_secs_f64() * 1000.0,
         times.len()
     );
+}
+
+/// How many of the labelled boxes `truth` an outline's box matches (IoU
+/// at least 0.5, best overlap first, one each), and how many outlines
+/// match none.
+fn matched(outlines: &[Quad], truth: &[[f32; 4]], (w, h): (f32, f32)) -> (usize, usize) {
+    let boxes: Vec<[f32; 4]> = outlines
+        .iter()
+        .map(|q| {
+            let xs = q.0.map(|p| p.0);
+            let ys = q.0.map(|p| p.1);
+            [
+                xs.iter().cloned().fold(f32::INFINITY, f32::min).max(0.0),
+                ys.iter().cloned().fold(f32::INFINITY, f32::min).max(0.0),
+                xs.iter().cloned().fold(0.0, f32::max).min(w),
+                ys.iter().cloned().fold(0.0, f32::max).min(h),
+            ]
+        })
+        .collect();
+    let mut pairs: Vec<(f32, usize, usize)> = boxes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, b)| {
+            truth
+                .iter()
+                .enumerate()
+                .map(move |(j, t)| (iou(*b, *t), i, j))
+        })
+        .filter(|p| p.0 >= 0.5)
+        .collect();
+    pairs.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (mut used_f, mut used_t) = (vec![false; boxes.len()], vec![false; truth.len()]);
+    for (_, i, j) in pairs {
+        if !used_f[i] && !used_t[j] {
+            used_f[i] = true;
+            used_t[j] = true;
+        }
+    }
+    (
+        used_t.iter().filter(|u| **u).count(),
+        used_f.iter().filter(|u| !**u).count(),
+    )
 }
 
 fn iou(a: [f32; 4], b: [f32; 4]) -> f32 {
@@ -171,22 +271,9 @@ fn real(set: &std::path::Path) {
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
             .to_rgb8();
         let clock = Instant::now();
-        let found = outlines_of(net, &img);
+        let (found, fits) = outlines_of(net, &img);
         times.push(clock.elapsed());
-        let (w, h) = (img.width() as f32, img.height() as f32);
-        let boxes: Vec<[f32; 4]> = found
-            .iter()
-            .map(|q| {
-                let xs = q.0.map(|p| p.0);
-                let ys = q.0.map(|p| p.1);
-                [
-                    xs.iter().cloned().fold(f32::INFINITY, f32::min).max(0.0),
-                    ys.iter().cloned().fold(f32::INFINITY, f32::min).max(0.0),
-                    xs.iter().cloned().fold(0.0, f32::max).min(w),
-                    ys.iter().cloned().fold(0.0, f32::max).min(h),
-                ]
-            })
-            .collect();
+        let fitted: Vec<Quad> = fits.iter().flatten().copied().collect();
         let truth: Vec<[f32; 4]> = cards
             .iter()
             .filter_map(|c| {
@@ -199,26 +286,28 @@ fn real(set: &std::path::Path) {
                 (v.len() == 4).then(|| [v[0], v[1], v[2], v[3]])
             })
             .collect();
-        // Greedy, best overlap first.
-        let mut pairs: Vec<(f32, usize, usize)> = boxes
-            .iter()
-            .enumerate()
-            .flat_map(|(i, b)| {
-                truth
-                    .iter()
-                    .enumerate()
-                    .map(move |(j, t)| (iou(*b, *t), i, j))
-            })
-            .filter(|p| p.0 >= 0.5)
-            .collect();
-        pairs.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let (mut used_f, mut used_t) = (vec![false; boxes.len()], vec![false; truth.len()]);
-        for (_, i, j) in pairs {
-            if !used_f[i] && !used_t[j] {
-                used_f[i] = true;
-                used_t[j] = true;
+        if let Some(dir) = draw_dir() {
+            use imageproc::drawing::{draw_hollow_polygon_mut, draw_hollow_rect_mut};
+            use imageproc::point::Point;
+            let mut out = img.clone();
+            let poly = |q: &[(f32, f32); 4]| q.map(|p| Point::new(p.0, p.1)).to_vec();
+            for t in &truth {
+                let r = imageproc::rect::Rect::at(t[0] as i32, t[1] as i32)
+                    .of_size((t[2] - t[0]).max(1.0) as u32, (t[3] - t[1]).max(1.0) as u32);
+                draw_hollow_rect_mut(&mut out, r, image::Rgb([0, 0, 255]));
             }
+            for q in &found {
+                draw_hollow_polygon_mut(&mut out, &poly(&q.0), image::Rgb([255, 0, 0]));
+            }
+            for q in &fitted {
+                draw_hollow_polygon_mut(&mut out, &poly(&q.0), image::Rgb([0, 255, 0]));
+            }
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            out.save(format!("{dir}/{name}.png")).expect("saved");
         }
+        let size = (img.width() as f32, img.height() as f32);
+        let (found_right, found_phantoms) = matched(&found, &truth, size);
+        let (fitted_right, fitted_phantoms) = matched(&fitted, &truth, size);
         let sub = if rel
             .rsplit('/')
             .next()
@@ -232,17 +321,22 @@ fn real(set: &std::path::Path) {
         let e = by.entry(sub).or_default();
         e.frames += 1;
         e.cards += truth.len();
-        e.rough += used_t.iter().filter(|u| **u).count();
-        e.phantoms += used_f.iter().filter(|u| !**u).count();
+        e.rough += found_right;
+        e.phantoms += found_phantoms;
+        e.fitted += fitted_right;
+        e.fitted_phantoms += fitted_phantoms;
     }
     for (k, t) in &by {
+        let pct = |n: usize| 100.0 * n as f32 / t.cards.max(1) as f32;
+        let each = |n: usize| n as f32 / t.frames.max(1) as f32;
         println!(
-            "real {k:8} {:4} cards  found {:5.1}%  phantoms {:4} in {:3} frames ({:.2} a frame)",
+            "real {k:8} {:4} cards  found {:5.1}% ({:.2} phantoms a frame); fitted, unfitted dropped: {:5.1}% ({:.2} phantoms a frame)  [{} frames]",
             t.cards,
-            100.0 * t.rough as f32 / t.cards.max(1) as f32,
-            t.phantoms,
-            t.frames,
-            t.phantoms as f32 / t.frames.max(1) as f32
+            pct(t.rough),
+            each(t.phantoms),
+            pct(t.fitted),
+            each(t.fitted_phantoms),
+            t.frames
         );
     }
     println!(

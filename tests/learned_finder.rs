@@ -68,3 +68,52 @@ fn cards_lying_apart_are_each_found_and_nothing_else() {
 fn a_row_of_cards_with_narrow_gaps_is_cut_into_its_cards() {
     finds_every_card("wK bQ rR uB\nbP rN wB ##", 120.0, 0.12, -8.0);
 }
+
+/// Fitted on the card's edge at full resolution
+/// (`LearnedFinder::fitted_cards`), each card of a layout well inside a
+/// 1280×720 frame has every corner within
+/// 4% of its width of the truth, turned with the layout; the network's
+/// rough rectangles, a cell or two off, do not (which is why it is
+/// fitted). (The same layout at 960×540, cards 110 px apart, has 4 of 6:
+/// the network halves one card, and another's fit is a little off.)
+#[test]
+fn fitted_outlines_lie_on_the_card_edges() {
+    let table = Table::parse_grid("wK bQ rR\nuB ## yP", Cell::new(0, 0)).expect("a table");
+    let params = SceneParams {
+        width: 1280,
+        height: 720,
+        pitch_px: 140.0,
+        layout_rotation_deg: 17.0,
+        look: arbiter_testkit::scene::Look {
+            gap_fraction: Some(0.3),
+            ..Default::default()
+        },
+        ..SceneParams::clean()
+    };
+    let scene = render(&table, &params, &deck, &felt(64, 7));
+    let net = LearnedFinder::embedded();
+    let within = |outlines: &[Quad]| {
+        scene
+            .truth
+            .iter()
+            .filter(|t| t.visible >= 0.99)
+            .filter(|t| {
+                let w = Quad(t.corners_px).width();
+                outlines.iter().any(|f| {
+                    (0..4).any(|shift| {
+                        (0..4).all(|i| {
+                            let (p, q) = (f.0[(i + shift) % 4], t.corners_px[i]);
+                            (p.0 - q.0).hypot(p.1 - q.1) <= 0.04 * w
+                        })
+                    })
+                })
+            })
+            .count()
+    };
+    let cards = scene.truth.iter().filter(|t| t.visible >= 0.99).count();
+    assert_eq!(cards, 6);
+    let fitted = net.fitted_cards(&scene.image).expect("the finder runs");
+    let rough = net.cards(&scene.image).expect("the finder runs");
+    assert_eq!(within(&fitted), cards, "fitted: {fitted:?}");
+    assert!(within(&rough) < cards, "rough: {rough:?}");
+}

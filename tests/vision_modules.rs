@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 
 /// The staged reader's modules in the order a frame flows through them;
 /// the helpers first.
-const STAGES: [&str; 13] = [
+const STAGES: [&str; 14] = [
     "geometry",
     "plane",
     "regions",
+    "edge_fit",
     "table_model",
     "learned_finder",
     "finding",
@@ -177,7 +178,7 @@ fn each_stage_imports_only_the_stages_before_it() {
         }
     }
     // The helpers import no stage.
-    for helper in ["geometry", "plane", "regions"] {
+    for helper in ["geometry", "plane", "regions", "edge_fit"] {
         let deps = &g[&format!("pipeline::{helper}")];
         assert!(
             deps.iter()

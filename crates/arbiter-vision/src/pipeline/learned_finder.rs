@@ -7,8 +7,8 @@
 //! runs between two cards that touch, so that each card's interior is an
 //! island of its own ([`Mark`]). Each island is a card: the smallest
 //! rectangle about it, grown by the edge band, taken to the frame's pixels
-//! ([`outlines`]). The finding stage's refinement ([`super::finding::refine`])
-//! can then put each side on the card's edge at full resolution.
+//! ([`outlines`]), then put on the card's edge at full resolution
+//! ([`fitted`], [`super::edge_fit`]).
 //!
 //! The network is EfficientNet-Lite0's stem and blocks 0–7 (ImageNet's
 //! weights, from the Python package index's
@@ -17,7 +17,9 @@
 //! trains it on frames composed from many random decks' art on real and
 //! made tables, and exports `models/finder.onnx`, which is embedded and
 //! run with tract (pure Rust). It is measured on its own
-//! (`examples/finder_alone.rs`) and is not yet the reader's finder.
+//! (`examples/finder_alone.rs`); its fitted cards are added to a learned
+//! deck's photo reads (`recognise::learned_finder_cards`), not yet to a
+//! running camera's.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -28,7 +30,9 @@ use imageproc::geometry::{convex_hull, min_area_rect};
 use imageproc::point::Point;
 use tract_onnx::prelude::*;
 
+use super::edge_fit::fit_edges;
 use super::geometry::{Pt, Quad, add, len, scale, sub};
+use super::plane::Plane;
 use super::regions::label;
 
 /// The shrunk frame's long side, in pixels.
@@ -186,6 +190,29 @@ impl LearnedFinder {
     pub fn cards(&self, frame: &RgbImage) -> Result<Vec<Quad>, FinderNetError> {
         Ok(outlines(&self.marks(frame)?))
     }
+
+    /// The cards on `frame`, each rough outline put on the card's edge at
+    /// full resolution ([`fitted`]); outlines with no straight card edge
+    /// about them are dropped.
+    pub fn fitted_cards(&self, frame: &RgbImage) -> Result<Vec<Quad>, FinderNetError> {
+        let marks = self.marks(frame)?;
+        let full = Plane::luma(frame);
+        Ok(outlines(&marks)
+            .iter()
+            .filter_map(|q| fitted(&full, q, &marks))
+            .collect())
+    }
+}
+
+/// Rough outline `q` of `marks` put on the card's edge in `full`, the
+/// frame's lightness ([`fit_edges`]): sought within a cell and a half of
+/// the marks (how far the grown rectangle may be off) and a twentieth of
+/// the card's width. `None` where no straight edge of a card's shape lies
+/// there: on the real photos, the floor tiles and rug borders the
+/// network takes for cards.
+pub fn fitted(full: &Plane, q: &Quad, marks: &Marks) -> Option<Quad> {
+    let cell = STRIDE as f32 * marks.to_frame.0.max(marks.to_frame.1);
+    fit_edges(full, q, 1.5 * cell + 0.05 * q.width())
 }
 
 /// Each island of interior cells (four-connected, at least [`MIN_CELLS`])

@@ -14,9 +14,11 @@
 //! 6. `reading`: the cells, their cards or `??`, and what made the frame
 //!    busy.
 //!
-//! [`geometry`], [`plane`] and [`regions`] are helpers the stages share;
-//! they import no stage.
+//! [`geometry`], [`plane`], [`regions`] and [`edge_fit`] (an outline put
+//! on a card's edge at full resolution) are helpers the stages share; they
+//! import no stage.
 
+pub mod edge_fit;
 pub mod faces;
 pub mod finding;
 pub mod geometry;

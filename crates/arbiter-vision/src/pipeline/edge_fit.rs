@@ -1,0 +1,398 @@
+//! A rough card outline put onto the card's edge at full resolution: each
+//! side is the straight line nearby across which lightness steps most
+//! consistently along its whole length.
+//!
+//! A finder that marks cards on a shrunk frame places each side within a
+//! cell or two (several pixels of the full frame); a reader needs the
+//! outline within a pixel or two. Along each side, the lightness step
+//! across it is sampled at every offset and tilt within reach, and summed
+//! along the side with its sign: a card's edge steps the same way all
+//! along it and its sum is large, while wood grain, carpet and print step
+//! both ways and cancel. Of the lines whose sum is near the largest, the
+//! outermost that steps the same way is the card's edge (a card's print
+//! can hold a straight line as strong as its edge, a frame line or a
+//! band, but only the edge has nothing of the card outside it; a
+//! neighbour's edge across a gap steps the other way).
+//!
+//! A helper of the learned finder's: imports only [`super::geometry`] and
+//! [`super::plane`].
+
+use super::geometry::{Line, Pt, Quad, add, dot, len, scale, sub};
+use super::plane::Plane;
+
+/// Samples along a side lie between these fractions of it: clear of a
+/// card's rounded corners.
+const SPAN: (f32, f32) = (0.12, 0.88);
+/// Offsets are tried every half pixel.
+const STEP: f32 = 0.5;
+/// Lines summing to at least this share of the strongest are the card's
+/// edge's candidates.
+const NEAR_BEST: f32 = 0.6;
+/// The least mean step in lightness along a side's line (a central
+/// difference over two pixels, of 255) for it to be an edge at all.
+const MIN_MEAN_STEP: f32 = 8.0;
+/// The least difference in mean lightness between a card's middle and
+/// what surrounds it for the card's edge to be sought by its sign.
+const MIN_CONTRAST: f32 = 12.0;
+/// The outline fitted may differ from the rough one in width by at most
+/// this share.
+const MAX_WIDTH_CHANGE: f32 = 0.35;
+
+/// `rough` with each side moved onto the card's edge, sought `reach`
+/// pixels either side of it; `None` where a side has no straight edge
+/// within reach or the four lines make no card-shaped outline.
+pub fn fit_edges(full: &Plane, rough: &Quad, reach: f32) -> Option<Quad> {
+    let rough = &turned(full, rough, reach);
+    let c = rough.centre();
+    let polarity = polarity(full, rough, reach);
+    let mut lines = Vec::with_capacity(4);
+    for i in 0..4 {
+        let (a, b) = (rough.0[i], rough.0[(i + 1) % 4]);
+        lines.push(side_line(full, (a, b), c, reach, polarity)?);
+    }
+    let mut corners = [(0.0, 0.0); 4];
+    for i in 0..4 {
+        corners[(i + 1) % 4] = lines[i].meet(&lines[(i + 1) % 4])?;
+    }
+    let fitted = Quad(corners).portrait();
+    let width = rough.width();
+    let card_shaped = (1.15..=1.75).contains(&fitted.aspect())
+        && fitted.near_rectangular(0.2)
+        && (fitted.width() - width).abs() <= MAX_WIDTH_CHANGE * width;
+    card_shaped.then_some(fitted)
+}
+
+/// The edge near side `a`–`b` of an outline about `centre`.
+fn side_line(
+    full: &Plane,
+    (a, b): (Pt, Pt),
+    centre: Pt,
+    reach: f32,
+    polarity: Option<f32>,
+) -> Option<Line> {
+    let along = sub(b, a);
+    let side = len(along);
+    if side < 4.0 {
+        return None;
+    }
+    let t = scale(along, 1.0 / side);
+    let mut n = (-t.1, t.0);
+    if dot(n, sub(a, centre)) < 0.0 {
+        n = scale(n, -1.0);
+    }
+    let reach_steps = (reach / STEP).ceil() as isize;
+    // The line may turn against the side (already turned the edges' way,
+    // [`turned`]) by a few degrees: its ends' offsets may differ by up to
+    // a seventh of its length (8°), within reach.
+    let tilt_steps = ((0.07 * side).min(reach) / STEP).ceil() as isize;
+    let offsets = (2 * (reach_steps + tilt_steps) + 1) as usize;
+    let samples = ((side / 2.0) as usize).clamp(8, 64);
+    let frac = |s: usize| SPAN.0 + (SPAN.1 - SPAN.0) * (s as f32 + 0.5) / samples as f32;
+    // The step in lightness across the side, outward, at every sample and
+    // offset (a central difference over two pixels).
+    let mut steps = vec![0.0f32; samples * offsets];
+    let lo = -(reach_steps + tilt_steps);
+    for s in 0..samples {
+        let base = add(a, scale(along, frac(s)));
+        for k in 0..offsets {
+            let p = add(base, scale(n, (lo + k as isize) as f32 * STEP));
+            if !inside(full, p) {
+                continue;
+            }
+            steps[s * offsets + k] = full.sample(add(p, n)) - full.sample(sub(p, n));
+        }
+    }
+    // Each offset's best sum over the tilts, with its sign and tilt.
+    let mut best: Vec<(f32, isize)> = vec![(0.0, 0); (2 * reach_steps + 1) as usize];
+    let mut at = vec![0usize; samples];
+    for tilt in -tilt_steps..=tilt_steps {
+        // Where the line crosses each sample's profile, for the nearest
+        // offset.
+        for (s, a) in at.iter_mut().enumerate() {
+            let shift = (tilt as f32 * 2.0 * (frac(s) - 0.5)).round() as isize;
+            *a = (s as isize * offsets as isize + shift - lo) as usize;
+        }
+        for (j, slot) in best.iter_mut().enumerate() {
+            let k0 = j as isize - reach_steps;
+            let sum: f32 = at.iter().map(|&a| steps[(a as isize + k0) as usize]).sum();
+            if sum.abs() > slot.0.abs() {
+                *slot = (sum, tilt);
+            }
+        }
+    }
+    let strongest = best.iter().map(|b| b.0.abs()).fold(0.0f32, f32::max);
+    if strongest < MIN_MEAN_STEP * samples as f32 {
+        return None;
+    }
+    let j = match polarity {
+        // The outermost line near the strongest of the card's own sign.
+        Some(sign) => {
+            let v = |j: usize| best[j].0 * sign;
+            let own = (0..best.len()).map(v).fold(0.0f32, f32::max);
+            if own < MIN_MEAN_STEP * samples as f32 {
+                return None;
+            }
+            let peak = |j: usize| {
+                (j == 0 || v(j) >= v(j - 1)) && (j + 1 == best.len() || v(j) >= v(j + 1))
+            };
+            (0..best.len())
+                .rev()
+                .find(|&j| v(j) >= NEAR_BEST * own && peak(j))?
+        }
+        // A card much like what surrounds it: the strongest line.
+        None => (0..best.len()).max_by(|&x, &y| best[x].0.abs().total_cmp(&best[y].0.abs()))?,
+    };
+    let sign = best[j].0.signum();
+    // Half a step either way, by the parabola through the peak.
+    let v = |j: usize| best[j].0 * sign;
+    let nudge = if j > 0 && j + 1 < best.len() {
+        let (l, m, r) = (v(j - 1), v(j), v(j + 1));
+        let curve = l - 2.0 * m + r;
+        if curve < 0.0 {
+            (0.5 * (l - r) / curve).clamp(-0.5, 0.5)
+        } else {
+            0.0
+        }
+    } else {
+        0.0
+    };
+    let offset = (j as f32 - reach_steps as f32 + nudge) * STEP;
+    let tilt = best[j].1 as f32 * STEP;
+    // The line's offset at each end of the side.
+    let from = add(a, scale(n, offset - tilt));
+    let to = add(b, scale(n, offset + tilt));
+    Some(Line::through(from, to))
+}
+
+/// `rough` turned about its centre to the way the edges near its outline
+/// run: a finder on a shrunk frame outlines a small card's few cells by a
+/// rectangle that may be turned by tens of degrees from the card, more
+/// than a side's fit turns it. The edges' directions (a quarter turn
+/// folded onto itself) are gathered over the band within `reach` of the
+/// outline, weighted by their strength; the card's sides, and its print's
+/// lines, which run along them, make the largest peak.
+fn turned(full: &Plane, rough: &Quad, reach: f32) -> Quad {
+    const BINS: usize = 90;
+    let outer = grown_by(rough, reach);
+    let inner = grown_by(rough, -reach);
+    let xs = outer.0.iter().map(|p| p.0);
+    let ys = outer.0.iter().map(|p| p.1);
+    let x0 = xs.clone().fold(f32::INFINITY, f32::min).max(1.0) as usize;
+    let x1 = (xs.fold(0.0f32, f32::max) as usize).min(full.width.saturating_sub(2));
+    let y0 = ys.clone().fold(f32::INFINITY, f32::min).max(1.0) as usize;
+    let y1 = (ys.fold(0.0f32, f32::max) as usize).min(full.height.saturating_sub(2));
+    let mut hist = [0.0f32; BINS];
+    let px = |x: usize, y: usize| f32::from(full.data[y * full.width + x]);
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            let p = (x as f32 + 0.5, y as f32 + 0.5);
+            if !outer.contains(p) || inner.contains(p) {
+                continue;
+            }
+            let gx = px(x + 1, y - 1) + 2.0 * px(x + 1, y) + px(x + 1, y + 1)
+                - px(x - 1, y - 1)
+                - 2.0 * px(x - 1, y)
+                - px(x - 1, y + 1);
+            let gy = px(x - 1, y + 1) + 2.0 * px(x, y + 1) + px(x + 1, y + 1)
+                - px(x - 1, y - 1)
+                - 2.0 * px(x, y - 1)
+                - px(x + 1, y - 1);
+            let m = gx.hypot(gy);
+            if m < 1.0 {
+                continue;
+            }
+            let deg = gy.atan2(gx).to_degrees().rem_euclid(90.0);
+            hist[(deg as usize).min(BINS - 1)] += m;
+        }
+    }
+    // Smoothed over five degrees, round the fold.
+    let smooth = |i: usize| (0..5).map(|k| hist[(i + BINS + k - 2) % BINS]).sum::<f32>();
+    let Some(peak) = (0..BINS).max_by(|&a, &b| smooth(a).total_cmp(&smooth(b))) else {
+        return *rough;
+    };
+    if smooth(peak) <= 0.0 {
+        return *rough;
+    }
+    let found = (peak as f32 + 0.5).to_radians();
+    // The rough outline's own way (its first side's normal, folded the
+    // same way), and the turn that takes it onto the edges' way.
+    let side = sub(rough.0[1], rough.0[0]);
+    let own = (-side.0)
+        .atan2(side.1)
+        .rem_euclid(std::f32::consts::FRAC_PI_2);
+    let mut turn = found - own;
+    let quarter = std::f32::consts::FRAC_PI_2;
+    if turn > quarter / 2.0 {
+        turn -= quarter;
+    } else if turn < -quarter / 2.0 {
+        turn += quarter;
+    }
+    let (sin, cos) = turn.sin_cos();
+    let c = rough.centre();
+    Quad(rough.0.map(|p| {
+        let d = sub(p, c);
+        add(c, (d.0 * cos - d.1 * sin, d.0 * sin + d.1 * cos))
+    }))
+}
+
+/// A rectangle with each side moved out by `d` (in, when negative).
+fn grown_by(q: &Quad, d: f32) -> Quad {
+    let c = q.centre();
+    let (u, v) = (sub(q.0[1], q.0[0]), sub(q.0[3], q.0[0]));
+    let k = |side: Pt| (len(side) + 2.0 * d).max(1.0) / len(side).max(1.0);
+    let (ku, kv) = (k(u), k(v));
+    Quad(q.0.map(|p| {
+        let off = sub(p, c);
+        let (a, b) = (
+            dot(off, u) / dot(u, u).max(1e-6),
+            dot(off, v) / dot(v, v).max(1e-6),
+        );
+        add(c, add(scale(u, a * ku), scale(v, b * kv)))
+    }))
+}
+
+/// Which way lightness steps going out across the card's edge: the sign
+/// of what lies just past reach outside `rough` against the middle of the
+/// card; `None` when the two differ by less than [`MIN_CONTRAST`] (a white
+/// card on white paper, or cards touching all round).
+fn polarity(full: &Plane, rough: &Quad, reach: f32) -> Option<f32> {
+    let c = rough.centre();
+    let mut outside = (0.0, 0usize);
+    for i in 0..4 {
+        let (a, b) = (rough.0[i], rough.0[(i + 1) % 4]);
+        for s in 0..16 {
+            let on = add(
+                a,
+                scale(
+                    sub(b, a),
+                    SPAN.0 + (SPAN.1 - SPAN.0) * (s as f32 + 0.5) / 16.0,
+                ),
+            );
+            let out = sub(on, c);
+            let p = add(on, scale(out, (reach + 2.0) / len(out).max(1e-3)));
+            if inside(full, p) {
+                outside.0 += full.sample(p);
+                outside.1 += 1;
+            }
+        }
+    }
+    let middle = rough.scaled(0.6);
+    let mut card = (0.0, 0usize);
+    for u in 0..8 {
+        for v in 0..8 {
+            let (fu, fv) = ((u as f32 + 0.5) / 8.0, (v as f32 + 0.5) / 8.0);
+            let top = add(middle.0[0], scale(sub(middle.0[1], middle.0[0]), fu));
+            let bottom = add(middle.0[3], scale(sub(middle.0[2], middle.0[3]), fu));
+            let p = add(top, scale(sub(bottom, top), fv));
+            if inside(full, p) {
+                card.0 += full.sample(p);
+                card.1 += 1;
+            }
+        }
+    }
+    if outside.1 == 0 || card.1 == 0 {
+        return None;
+    }
+    let step = outside.0 / outside.1 as f32 - card.0 / card.1 as f32;
+    (step.abs() >= MIN_CONTRAST).then_some(step.signum())
+}
+
+fn inside(full: &Plane, p: Pt) -> bool {
+    p.0 >= 1.0 && p.1 >= 1.0 && p.0 <= (full.width - 2) as f32 && p.1 <= (full.height - 2) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A light card on a darker, grained table, with a dark frame line
+    /// printed inside its edge.
+    fn card_on_grain(corners: [Pt; 4]) -> Plane {
+        let (w, h) = (200, 200);
+        let q = Quad(corners);
+        let inner = q.scaled(0.85);
+        let mut p = Plane::new(w, h);
+        for y in 0..h {
+            for x in 0..w {
+                let pt = (x as f32 + 0.5, y as f32 + 0.5);
+                let grain = if (x / 3 + y / 7) % 2 == 0 { 70 } else { 100 };
+                let v = if inner.contains(pt) && !inner.scaled(0.95).contains(pt) {
+                    40
+                } else if q.contains(pt) {
+                    220
+                } else {
+                    grain
+                };
+                p.data[y * w + x] = v;
+            }
+        }
+        p
+    }
+
+    fn far(a: &Quad, b: &Quad) -> f32 {
+        (0..4)
+            .map(|shift| {
+                (0..4)
+                    .map(|i| {
+                        let (p, q) = (a.0[(i + shift) % 4], b.0[i]);
+                        (p.0 - q.0).hypot(p.1 - q.1)
+                    })
+                    .fold(0.0f32, f32::max)
+            })
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    #[test]
+    fn a_rough_outline_is_put_on_the_card_edge_not_its_print() {
+        let truth = Quad([(60.0, 40.0), (130.0, 46.0), (121.0, 146.0), (51.0, 140.0)]);
+        let plane = card_on_grain(truth.0);
+        // Off by several pixels each way, and a little turned.
+        let rough = Quad([(55.0, 37.0), (133.0, 40.0), (126.0, 150.0), (48.0, 147.0)]);
+        let fitted = fit_edges(&plane, &rough, 8.0).expect("an edge is found");
+        assert!(far(&fitted, &truth) <= 1.5, "{fitted:?} against {truth:?}");
+    }
+
+    #[test]
+    fn an_outline_turned_off_the_card_is_turned_back_onto_it() {
+        let truth = Quad([(60.0, 40.0), (130.0, 46.0), (121.0, 146.0), (51.0, 140.0)]);
+        let plane = card_on_grain(truth.0);
+        // The same size, turned 20° about the card's middle.
+        let c = truth.centre();
+        let (sin, cos) = 20f32.to_radians().sin_cos();
+        let rough = Quad(truth.0.map(|p| {
+            let d = sub(p, c);
+            add(c, (d.0 * cos - d.1 * sin, d.0 * sin + d.1 * cos))
+        }));
+        let fitted = fit_edges(&plane, &rough, 10.0).expect("an edge is found");
+        assert!(far(&fitted, &truth) <= 1.5, "{fitted:?} against {truth:?}");
+    }
+
+    /// A neighbour lies a few pixels past the card's edge: its edge steps
+    /// the other way (table to card) and is not taken for this card's.
+    #[test]
+    fn a_neighbour_across_a_narrow_gap_is_not_taken_for_the_edge() {
+        let truth = Quad([(50.0, 50.0), (120.0, 50.0), (120.0, 150.0), (50.0, 150.0)]);
+        let mut plane = card_on_grain(truth.0);
+        let neighbour = Quad([(125.0, 50.0), (195.0, 50.0), (195.0, 150.0), (125.0, 150.0)]);
+        for y in 0..plane.height {
+            for x in 0..plane.width {
+                if neighbour.contains((x as f32 + 0.5, y as f32 + 0.5)) {
+                    plane.data[y * plane.width + x] = 230;
+                }
+            }
+        }
+        let rough = Quad([(47.0, 46.0), (124.0, 46.0), (124.0, 153.0), (47.0, 153.0)]);
+        let fitted = fit_edges(&plane, &rough, 9.0).expect("an edge is found");
+        assert!(far(&fitted, &truth) <= 1.5, "{fitted:?} against {truth:?}");
+    }
+
+    #[test]
+    fn a_bare_table_gives_no_outline() {
+        let mut plane = card_on_grain([(0.0, 0.0); 4]);
+        for (i, v) in plane.data.iter_mut().enumerate() {
+            *v = (i * 7919 % 31) as u8 + 80;
+        }
+        let rough = Quad([(60.0, 40.0), (130.0, 40.0), (130.0, 140.0), (60.0, 140.0)]);
+        assert_eq!(fit_edges(&plane, &rough, 8.0), None);
+    }
+}
