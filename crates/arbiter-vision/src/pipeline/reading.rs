@@ -54,7 +54,14 @@ impl Recognition {
                 })
             })
             .collect();
-        serde_json::json!({"image": image, "busy": self.busy, "cells": cells}).to_string()
+        let mut line = serde_json::json!({"image": image, "busy": self.busy, "cells": cells});
+        // What the players should know travels with the cells (a program
+        // reading the lines sees, say, that some cells are not the
+        // board's), only when there is something.
+        if let Some(note) = &self.note {
+            line["note"] = serde_json::Value::from(note.as_str());
+        }
+        line.to_string()
     }
 }
 
@@ -112,5 +119,19 @@ mod tests {
         assert_eq!(got, vec![(0, Token::Down), (1, Token::Unreadable)]);
         assert!(!rec.busy);
         assert_eq!(rec.table().len(), 2);
+    }
+
+    /// A reading's note is in its JSON line when it has one, and the key
+    /// is absent when it has none.
+    #[test]
+    fn the_json_line_carries_the_note_when_there_is_one() {
+        let mut rec = read(&Finding::default(), &[cell(0, Some(Token::Down), true)]);
+        let line: serde_json::Value = serde_json::from_str(&rec.to_json("a.jpg")).unwrap();
+        assert_eq!(line["image"], "a.jpg");
+        assert!(line.get("note").is_none(), "{line}");
+        rec.note = Some("1 card named off the layout's lattice".into());
+        let line: serde_json::Value = serde_json::from_str(&rec.to_json("a.jpg")).unwrap();
+        assert_eq!(line["note"], "1 card named off the layout's lattice");
+        assert_eq!(line["cells"][0]["token"], "##");
     }
 }
