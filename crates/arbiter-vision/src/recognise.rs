@@ -136,8 +136,7 @@ impl Recogniser {
                     (find(frame, self.deck.model()), None)
                 }
             }
-            Faces::Bundled => (find(frame, self.deck.model()), None),
-            Faces::Learned(ref m) => (find(frame, m.as_ref()), None),
+            Faces::Bundled | Faces::Learned(_) => (find(frame, self.deck.model()), None),
         }
     }
 
@@ -158,7 +157,7 @@ impl Recogniser {
                 recognition
             }
             Reader::Patched => {
-                let (finding, _) = self.find(frame);
+                let finding = find(frame, self.deck.model());
                 let (mut recognition, _) = self.place(&finding.cards, frame.dimensions());
                 recognition.busy = finding.hand;
                 recognition

@@ -34,6 +34,11 @@ const MIN_MEAN_STEP: f32 = 8.0;
 /// The least difference in mean lightness between a card's middle and
 /// what surrounds it for the card's edge to be sought by its sign.
 const MIN_CONTRAST: f32 = 12.0;
+/// A fitted outline's long side over its short one: a card's, seen at a
+/// slant.
+const CARD_ASPECT: std::ops::RangeInclusive<f32> = 1.15..=1.75;
+/// How far a fitted outline's corners may be from square, in radians.
+const SQUARE_WITHIN: f32 = 0.2;
 /// The outline fitted may differ from the rough one in width by at most
 /// this share.
 const MAX_WIDTH_CHANGE: f32 = 0.35;
@@ -56,8 +61,8 @@ pub fn fit_edges(full: &Plane, rough: &Quad, reach: f32) -> Option<Quad> {
     }
     let fitted = Quad(corners).portrait();
     let width = rough.width();
-    let card_shaped = (1.15..=1.75).contains(&fitted.aspect())
-        && fitted.near_rectangular(0.2)
+    let card_shaped = CARD_ASPECT.contains(&fitted.aspect())
+        && fitted.near_rectangular(SQUARE_WITHIN)
         && (fitted.width() - width).abs() <= MAX_WIDTH_CHANGE * width;
     card_shaped.then_some(fitted)
 }
@@ -173,8 +178,8 @@ fn side_line(
 /// lines, which run along them, make the largest peak.
 fn turned(full: &Plane, rough: &Quad, reach: f32) -> Quad {
     const BINS: usize = 90;
-    let outer = grown_by(rough, reach);
-    let inner = grown_by(rough, -reach);
+    let outer = rough.grown(reach);
+    let inner = rough.grown(-reach);
     let xs = outer.0.iter().map(|p| p.0);
     let ys = outer.0.iter().map(|p| p.1);
     let x0 = xs.clone().fold(f32::INFINITY, f32::min).max(1.0) as usize;
@@ -237,22 +242,6 @@ fn turned(full: &Plane, rough: &Quad, reach: f32) -> Quad {
     Quad(rough.0.map(|p| {
         let d = sub(p, c);
         add(c, (d.0 * cos - d.1 * sin, d.0 * sin + d.1 * cos))
-    }))
-}
-
-/// A rectangle with each side moved out by `d` (in, when negative).
-fn grown_by(q: &Quad, d: f32) -> Quad {
-    let c = q.centre();
-    let (u, v) = (sub(q.0[1], q.0[0]), sub(q.0[3], q.0[0]));
-    let k = |side: Pt| (len(side) + 2.0 * d).max(1.0) / len(side).max(1.0);
-    let (ku, kv) = (k(u), k(v));
-    Quad(q.0.map(|p| {
-        let off = sub(p, c);
-        let (a, b) = (
-            dot(off, u) / dot(u, u).max(1e-6),
-            dot(off, v) / dot(v, v).max(1e-6),
-        );
-        add(c, add(scale(u, a * ku), scale(v, b * kv)))
     }))
 }
 

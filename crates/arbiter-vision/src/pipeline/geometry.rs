@@ -125,6 +125,24 @@ impl Quad {
         Quad(self.0.map(|p| add(m, scale(sub(p, m), k))))
     }
 
+    /// A rectangle with each side moved out by `d` (in, when negative,
+    /// never past its middle): each corner moves away from its two
+    /// neighbours along their sides.
+    pub fn grown(&self, d: f32) -> Quad {
+        let c = self.0;
+        Quad(std::array::from_fn(|i| {
+            let p = c[i];
+            let away = |o: Pt| {
+                let v = sub(p, o);
+                let side = len(v);
+                // A side shrunk to a pixel at the least.
+                let by = d.max(-(side - 1.0).max(0.0) / 2.0);
+                scale(v, by / side.max(1e-3))
+            };
+            add(p, add(away(c[(i + 1) % 4]), away(c[(i + 3) % 4])))
+        }))
+    }
+
     pub fn translated(&self, d: Pt) -> Quad {
         Quad(self.0.map(|p| add(p, d)))
     }
@@ -290,6 +308,22 @@ mod tests {
             let got = h.apply(uv);
             assert!(dist(got, want) < 1e-3, "{uv:?} → {got:?}, not {want:?}");
         }
+    }
+
+    #[test]
+    fn a_turned_rectangle_grows_and_shrinks_by_its_sides() {
+        let (sin, cos) = 0.3f32.sin_cos();
+        let r = |w: f32, h: f32| {
+            Quad([(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)].map(|(x, y)| {
+                let (x, y) = (x - w / 2.0, y - h / 2.0);
+                (50.0 + x * cos - y * sin, 40.0 + x * sin + y * cos)
+            }))
+        };
+        let near = |a: &Quad, b: &Quad| (0..4).all(|i| dist(a.0[i], b.0[i]) < 1e-3);
+        assert!(near(&r(20.0, 30.0).grown(2.0), &r(24.0, 34.0)));
+        assert!(near(&r(20.0, 30.0).grown(-3.0), &r(14.0, 24.0)));
+        // Shrunk past its middle, a side stays a pixel long.
+        assert!(near(&r(20.0, 30.0).grown(-12.0), &r(1.0, 6.0)));
     }
 
     #[test]

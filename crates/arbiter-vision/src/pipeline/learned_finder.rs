@@ -31,7 +31,7 @@ use imageproc::point::Point;
 use tract_onnx::prelude::*;
 
 use super::edge_fit::fit_edges;
-use super::geometry::{Pt, Quad, add, len, scale, sub};
+use super::geometry::{Pt, Quad};
 use super::plane::Plane;
 use super::regions::label;
 
@@ -353,22 +353,8 @@ fn outline(cells: &[Cell], marks: &Marks) -> Option<Quad> {
     // and a half further out: half the outer cell, and the edge band's
     // cell the network marks on the card's side.
     let rect = min_area_rect(&hull).map(|p| (p.x as f32 + 0.5, p.y as f32 + 0.5));
-    let grown = grow(&Quad(rect), 1.5);
+    let grown = Quad(rect).grown(1.5);
     Some(Quad(grown.0.map(|p| marks.frame_point(p))).portrait())
-}
-
-/// Rectangle `q` with each side moved out by `d`: each corner moves along
-/// both of its sides' outward directions.
-fn grow(q: &Quad, d: f32) -> Quad {
-    let c = q.0;
-    Quad(std::array::from_fn(|i| {
-        let p = c[i];
-        let away = |o: Pt| {
-            let v = sub(p, o);
-            scale(v, d / len(v).max(1e-3))
-        };
-        add(p, add(away(c[(i + 1) % 4]), away(c[(i + 3) % 4])))
-    }))
 }
 
 #[cfg(test)]
