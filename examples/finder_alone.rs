@@ -19,7 +19,10 @@
 //! its box by IoU 0.5 or more; an outline matching none is a phantom; the
 //! same again for the fitted outlines alone. By subset (webcam frames,
 //! phone shots). `-- --draw DIR` draws each frame's outlines into DIR:
-//! truth blue, rough red, fitted green.
+//! truth blue, rough red, fitted green. `-- --unseen N` reads no fixture:
+//! it renders the varied sets' specs again with their seeds moved on by N
+//! million (N from 1), frames no setting of the finder was chosen on, as
+//! `examples/accuracy -- --unseen N` does for the reader.
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -27,7 +30,10 @@ use arbiter::vision::pipeline::finding::refine;
 use arbiter::vision::pipeline::geometry::Quad;
 use arbiter::vision::pipeline::learned_finder::{LONG_SIDE, LearnedFinder, fitted, outlines};
 use arbiter::vision::pipeline::plane::Plane;
-use arbiter_testkit::fixtures::tables::rendered_frames;
+use arbiter_testkit::fixtures::tables::{
+    Factors, factors, render_frame, rendered_frames, table_sets_seeded,
+};
+use arbiter_testkit::scene::Scene;
 
 /// How far each side is sought when refining, over the card's width.
 const REACH: f32 = 0.12;
@@ -111,11 +117,36 @@ fn outlines_of(net: &LearnedFinder, img: &image::RgbImage) -> (Vec<Quad>, Vec<Op
     (rough, fit)
 }
 
+/// The frames to read: the varied sets', or with `--unseen N` their
+/// specs drawn again with seeds moved on by N million.
+fn frames() -> Box<dyn Iterator<Item = (Scene, Factors)>> {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(i) = args.iter().position(|a| a == "--unseen") else {
+        return Box::new(rendered_frames());
+    };
+    let n: u64 = args
+        .get(i + 1)
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n >= 1)
+        .expect("--unseen N, N from 1");
+    println!("varied sets' specs, seeds moved on by {n} million (frames never tuned on):");
+    Box::new(
+        table_sets_seeded(n * 1_000_000)
+            .into_iter()
+            .flat_map(|set| set.frames)
+            .map(|f| {
+                let scene = render_frame(&f);
+                let fac = factors(&f, &scene);
+                (scene, fac)
+            }),
+    )
+}
+
 fn renders() {
     let net = LearnedFinder::embedded();
     let mut by: BTreeMap<String, Tally> = BTreeMap::new();
     let mut times = Vec::new();
-    for (scene, fac) in rendered_frames() {
+    for (scene, fac) in frames() {
         let clock = Instant::now();
         let (rough, fits) = outlines_of(net, &scene.image);
         // For precision, the rough outline where no edge fits.

@@ -127,12 +127,19 @@ def main():
     ap.add_argument("--textures", default="target/real-textures")
     ap.add_argument("--work", default="target/finder-work")
     ap.add_argument("--out", default="target/finder")
-    ap.add_argument("--steps", type=int, default=1500)
+    # One end, or several: "1500,3500" runs a cosine to 0 at step 1500,
+    # then goes on down the tail of a cosine that ends at 3500 (a warm
+    # restart), so a longer run grows from a shorter one's checkpoint and
+    # is still one command from scratch.
+    ap.add_argument("--steps", default="1500")
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
+    ends = [int(e) for e in args.steps.split(",")]
+    if not ends or ends != sorted(set(ends)) or ends[0] <= 0:
+        sys.exit(f"train.py: --steps {args.steps}: want rising step counts, such as 1500 or 1500,3500")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     arts = load_arts(os.path.join(args.art, "train"))
@@ -154,10 +161,11 @@ def main():
     freeze(net)
     clock = time.time() - spent
     running = None
-    for step in range(start, args.steps):
+    for step in range(start, ends[-1]):
         # Each step's frames depend only on the seed and the step.
         rng = np.random.default_rng([args.seed, step])
-        lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))
+        end = next(e for e in ends if e > step)
+        lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / end))
         for g in opt.param_groups:
             g["lr"] = lr
         x, y, w = batch(rng, arts, textures, args.batch)
@@ -170,7 +178,7 @@ def main():
         running = loss.item() if running is None else 0.95 * running + 0.05 * loss.item()
         if (step + 1) % 20 == 0:
             print(f"step {step + 1}: loss {running:.4f}, {(time.time() - clock) / 60:.1f} min", flush=True)
-        if (step + 1) % 100 == 0 or step + 1 == args.steps:
+        if (step + 1) % 100 == 0 or step + 1 in ends:
             torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "step": step + 1,
                         "seconds": time.time() - clock}, ckpt + ".new")
             os.replace(ckpt + ".new", ckpt)
@@ -178,7 +186,7 @@ def main():
     torch.onnx.export(net, torch.zeros(1, 3, SIZE[1], SIZE[0]), os.path.join(args.out, "finder.onnx"),
                       input_names=["frame"], output_names=["cells"], opset_version=13,
                       dynamic_axes={"frame": {2: "h", 3: "w"}, "cells": {2: "h2", 3: "w2"}}, dynamo=False)
-    print(f"trained {args.steps} steps in {(time.time() - clock) / 60:.1f} min; "
+    print(f"trained {ends[-1]} steps in {(time.time() - clock) / 60:.1f} min; "
           f"{sum(p.numel() for p in net.parameters())} parameters")
 
 
