@@ -19,7 +19,8 @@
 //! its box by IoU 0.5 or more; an outline matching none is a phantom; the
 //! same again for the fitted outlines alone. By subset (webcam frames,
 //! phone shots). `-- --draw DIR` draws each frame's outlines into DIR:
-//! truth blue, rough red, fitted green. `-- --unseen N` reads no fixture:
+//! truth blue, rough red, fitted green, and the network's marks beside
+//! it, a pixel a cell (table black, interior white, edge band grey). `-- --unseen N` reads no fixture:
 //! it renders the varied sets' specs again with their seeds moved on by N
 //! million (N from 1), frames no setting of the finder was chosen on, as
 //! `examples/accuracy -- --unseen N` does for the reader.
@@ -142,6 +143,21 @@ fn frames() -> Box<dyn Iterator<Item = (Scene, Factors)>> {
     )
 }
 
+/// The network's marks on `img`, a pixel a cell: table black, a card's
+/// interior white, the edge band grey.
+fn save_marks(net: &LearnedFinder, img: &image::RgbImage, path: &str) {
+    use arbiter::vision::pipeline::learned_finder::Mark;
+    let marks = net.marks_at(img, long_side()).expect("the finder runs");
+    let out = image::GrayImage::from_fn(marks.width as u32, marks.height as u32, |x, y| {
+        image::Luma([match marks.cells[y as usize * marks.width + x as usize] {
+            Mark::Table => 0,
+            Mark::Interior => 255,
+            Mark::Edge => 128,
+        }])
+    });
+    out.save(path).expect("saved");
+}
+
 fn renders() {
     let net = LearnedFinder::embedded();
     let mut by: BTreeMap<String, Tally> = BTreeMap::new();
@@ -179,6 +195,7 @@ fn renders() {
             let n = times.len();
             img.save(format!("{dir}/{n:03}-{}.png", fac.surface))
                 .expect("saved");
+            save_marks(net, &scene.image, &format!("{dir}/{n:03}-marks.png"));
         }
         let keys = [
             "all".to_string(),
@@ -335,6 +352,7 @@ fn real(set: &std::path::Path) {
             }
             let name = rel.rsplit('/').next().unwrap_or(rel);
             out.save(format!("{dir}/{name}.png")).expect("saved");
+            save_marks(net, &img, &format!("{dir}/{name}-marks.png"));
         }
         let size = (img.width() as f32, img.height() as f32);
         let (found_right, found_phantoms) = matched(&found, &truth, size);
