@@ -87,9 +87,17 @@ def rounded(w, h, r):
     return m
 
 
-def placements(rng, w, h):
+def placements(rng, w, h, boards=0.0):
     """Where the cards lie: (centre, width, angle) each, by a layout a
-    table shows."""
+    table shows. With probability `boards`, a whole game's board: up to
+    12×9 small cards (9 to 20 pixels wide), touching or nearly, some
+    cells empty; the layout the network finds hardest (a board of 50 px
+    cards in a 1280×720 frame comes out as one mass of edge band)."""
+    if boards and rng.random() < boards:
+        card_w = math.exp(rng.uniform(math.log(9), math.log(20)))
+        cols, rows = rng.integers(4, 13), rng.integers(3, 10)
+        gap = 0.0 if rng.random() < 0.3 else rng.uniform(0.02, 0.25)
+        return grid(rng, w, h, card_w, cols, rows, gap, empty=0.15, middle=0.25)
     card_w = math.exp(rng.uniform(math.log(10), math.log(min(w, h) * 0.45)))
     layout = rng.choice(["scatter", "grid", "block"], p=[0.45, 0.4, 0.15])
     out = []
@@ -101,25 +109,35 @@ def placements(rng, w, h):
     else:
         cols, rows = (2, 2) if layout == "block" else (rng.integers(1, 7), rng.integers(1, 6))
         gap = 0.0 if layout == "block" or rng.random() < 0.3 else rng.uniform(0.01, 0.4)
-        ang = rng.uniform(0, 2 * math.pi) if rng.random() < 0.5 else rng.normal(0, 0.1)
-        pitch = (card_w * (1 + gap), card_w * ASPECT * (1 + gap))
-        origin = (rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h)
-        ca, sa = math.cos(ang), math.sin(ang)
-        for r in range(rows):
-            for c in range(cols):
-                if layout == "grid" and rng.random() < 0.15:
-                    continue
-                u = (c - (cols - 1) / 2) * pitch[0] + rng.normal(0, 0.02 * card_w)
-                v = (r - (rows - 1) / 2) * pitch[1] + rng.normal(0, 0.02 * card_w)
-                centre = (origin[0] + u * ca - v * sa, origin[1] + u * sa + v * ca)
-                out.append((centre, card_w, ang + rng.normal(0, 0.03)))
+        out = grid(rng, w, h, card_w, cols, rows, gap, empty=0.15 if layout == "grid" else 0.0)
     return out
 
 
-def frame(rng, arts, textures, size=(320, 240)):
+def grid(rng, w, h, card_w, cols, rows, gap, empty, middle=0.1):
+    """Cards in rows and columns, turned as one, each cell empty with
+    probability `empty`, the grid's middle at least `middle` of the frame
+    in from its edges."""
+    ang = rng.uniform(0, 2 * math.pi) if rng.random() < 0.5 else rng.normal(0, 0.1)
+    pitch = (card_w * (1 + gap), card_w * ASPECT * (1 + gap))
+    origin = (rng.uniform(middle, 1 - middle) * w, rng.uniform(middle, 1 - middle) * h)
+    ca, sa = math.cos(ang), math.sin(ang)
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            if empty and rng.random() < empty:
+                continue
+            u = (c - (cols - 1) / 2) * pitch[0] + rng.normal(0, 0.02 * card_w)
+            v = (r - (rows - 1) / 2) * pitch[1] + rng.normal(0, 0.02 * card_w)
+            centre = (origin[0] + u * ca - v * sa, origin[1] + u * sa + v * ca)
+            out.append((centre, card_w, ang + rng.normal(0, 0.03)))
+    return out
+
+
+def frame(rng, arts, textures, size=(320, 240), boards=0.0):
     """One frame (PIL RGB, `size`), the card under each pixel (0: none;
     i: the i-th card, painted in order), and each card's corners (in
-    order around the card, in pixels)."""
+    order around the card, in pixels); a board of small cards with
+    probability `boards` ([`placements`])."""
     # Landscape mostly (webcams), upright now and then (phones).
     w, h = size if rng.random() < 0.7 else (size[1], size[0])
     # Draw at twice the size, for edges as a camera sees them.
@@ -130,7 +148,7 @@ def frame(rng, arts, textures, size=(320, 240)):
     ids = Image.new("I", (W, H), 0)
     corners = []
     shade = Image.new("L", (W, H), 0)
-    for i, (c, cw, ang) in enumerate(placements(rng, w, h), start=1):
+    for i, (c, cw, ang) in enumerate(placements(rng, w, h, boards), start=1):
         art = arts[rng.integers(len(arts))]
         cw2 = max(6, int(cw * k))
         ch2 = max(8, int(cw2 * art.height / art.width))

@@ -42,6 +42,9 @@ CLASS_WEIGHTS = [1.0, 1.0, 2.0]
 # Where two cards meet, the edge band weighs this much: missed there, two
 # touching cards are one island.
 SEAM_WEIGHT = 6.0
+# The share of frames that are a game's board of small cards, after the
+# first cycle of --steps.
+BOARDS = 0.5
 
 
 class SepConv(nn.Module):
@@ -89,12 +92,13 @@ class Finder(nn.Module):
         return self.head(d)
 
 
-def batch(rng, arts, textures, n):
-    """`n` composed frames of one orientation, and their targets."""
+def batch(rng, arts, textures, n, boards=0.0):
+    """`n` composed frames of one orientation, and their targets; each a
+    board of small cards with probability `boards`."""
     size = SIZE if rng.random() < 0.7 else (SIZE[1], SIZE[0])
     xs, ys, ws = [], [], []
     while len(xs) < n:
-        img, ids, _ = frame(rng, arts, textures, size=SIZE)
+        img, ids, _ = frame(rng, arts, textures, size=SIZE, boards=boards)
         if img.size != size:
             continue
         xs.append(np.asarray(img, np.float32) / 255.0)
@@ -168,7 +172,11 @@ def main():
         lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / end))
         for g in opt.param_groups:
             g["lr"] = lr
-        x, y, w = batch(rng, arts, textures, args.batch)
+        # After the first cycle, half the frames are boards of small cards
+        # (a curriculum: the layouts it learnt worst once it has learnt
+        # cards at all).
+        boards = BOARDS if step >= ends[0] else 0.0
+        x, y, w = batch(rng, arts, textures, args.batch, boards)
         net.train()
         freeze(net)
         loss = (F.cross_entropy(net(x), y, reduction="none") * w).sum() / w.sum()
