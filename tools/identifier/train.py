@@ -368,7 +368,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--fresh", action="store_true")
-    # Measured (docs/vision.md): teaching by photos three steps in four
+    # Measured (docs/vision-experiments.md): teaching by photos three steps in four
     # (0.75) named fewer cards at none wrong than clean faces (0), on
     # renders and on real photos, so the committed weights use 0.
     ap.add_argument("--photo-share", type=float, default=0.0,
