@@ -31,9 +31,7 @@ use arbiter::vision::pipeline::finding::refine;
 use arbiter::vision::pipeline::geometry::Quad;
 use arbiter::vision::pipeline::learned_finder::{LONG_SIDE, LearnedFinder, fitted, outlines};
 use arbiter::vision::pipeline::plane::Plane;
-use arbiter_testkit::fixtures::tables::{
-    Factors, factors, render_frame, rendered_frames, table_sets_seeded,
-};
+use arbiter_testkit::fixtures::tables::{Factors, rendered, rendered_frames, table_sets_seeded};
 use arbiter_testkit::scene::Scene;
 
 /// How far each side is sought when refining, over the card's width.
@@ -131,16 +129,7 @@ fn frames() -> Box<dyn Iterator<Item = (Scene, Factors)>> {
         .filter(|&n| n >= 1)
         .expect("--unseen N, N from 1");
     println!("varied sets' specs, seeds moved on by {n} million (frames never tuned on):");
-    Box::new(
-        table_sets_seeded(n * 1_000_000)
-            .into_iter()
-            .flat_map(|set| set.frames)
-            .map(|f| {
-                let scene = render_frame(&f);
-                let fac = factors(&f, &scene);
-                (scene, fac)
-            }),
-    )
+    Box::new(rendered(table_sets_seeded(n * 1_000_000)))
 }
 
 /// The network's marks on `img`, a pixel a cell: table black, a card's
