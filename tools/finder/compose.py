@@ -133,41 +133,11 @@ def grid(rng, w, h, card_w, cols, rows, gap, empty, middle=0.1):
     return out
 
 
-def sheet(rng, img, cards, k):
-    """A pale sheet laid on the table under the cards (`cards`: centre,
-    width, angle, in pixels of 1/`k` of `img`): a folder, a score pad, a
-    book, a box lid (the real phone shots hold cards on a cream folder,
-    which the network took for one large card). Table, not card, to the
-    network: what lies on it is what it must find."""
-    W, H = img.size
-    xs = [c[0][0] * k for c in cards] or [W / 2]
-    ys = [c[0][1] * k for c in cards] or [H / 2]
-    pad = max([c[1] * k for c in cards] or [W / 8]) * rng.uniform(0.8, 2.5)
-    sw, sh = max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad
-    cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
-    ang = rng.normal(0, 0.2)
-    ca, sa = math.cos(ang), math.sin(ang)
-    pts = [(cx + u * ca - v * sa, cy + u * sa + v * ca)
-           for u, v in [(-sw / 2, -sh / 2), (sw / 2, -sh / 2), (sw / 2, sh / 2), (-sw / 2, sh / 2)]]
-    pale = np.clip(rng.uniform(170, 250) + rng.uniform(-20, 20, 3), 0, 255)
-    d = ImageDraw.Draw(img)
-    d.polygon(pts, fill=tuple(int(v) for v in pale))
-    if rng.random() < 0.5:  # ruled lines, or a printed border
-        ink = tuple(int(v) for v in np.clip(pale - rng.uniform(40, 120), 0, 255))
-        gap = rng.uniform(8, 30)
-        for i in range(1, int(sh / gap)):
-            v = -sh / 2 + i * gap
-            a = (cx - sw / 2 * ca - v * sa, cy - sw / 2 * sa + v * ca)
-            b = (cx + sw / 2 * ca - v * sa, cy + sw / 2 * sa + v * ca)
-            d.line([a, b], fill=ink, width=1)
-
-
-def frame(rng, arts, textures, size=(320, 240), boards=0.0, sheets=0.0):
+def frame(rng, arts, textures, size=(320, 240), boards=0.0):
     """One frame (PIL RGB, `size`), the card under each pixel (0: none;
     i: the i-th card, painted in order), and each card's corners (in
     order around the card, in pixels); a board of small cards with
-    probability `boards` ([`placements`]), the cards on a pale sheet with
-    probability `sheets` ([`sheet`])."""
+    probability `boards` ([`placements`])."""
     # Landscape mostly (webcams), upright now and then (phones).
     w, h = size if rng.random() < 0.7 else (size[1], size[0])
     # Draw at twice the size, for edges as a camera sees them.
@@ -175,13 +145,10 @@ def frame(rng, arts, textures, size=(320, 240), boards=0.0, sheets=0.0):
     W, H = w * k, h * k
     table = real_table(rng, textures, W, H) if textures and rng.random() < 0.5 else made_table(rng, W, H)
     img = table.copy()
-    cards = placements(rng, w, h, boards)
-    if sheets and rng.random() < sheets:
-        sheet(rng, img, cards, k)
     ids = Image.new("I", (W, H), 0)
     corners = []
     shade = Image.new("L", (W, H), 0)
-    for i, (c, cw, ang) in enumerate(cards, start=1):
+    for i, (c, cw, ang) in enumerate(placements(rng, w, h, boards), start=1):
         art = arts[rng.integers(len(arts))]
         cw2 = max(6, int(cw * k))
         ch2 = max(8, int(cw2 * art.height / art.width))

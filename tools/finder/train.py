@@ -45,9 +45,6 @@ SEAM_WEIGHT = 6.0
 # The share of frames that are a game's board of small cards, after the
 # first cycle of --steps.
 BOARDS = 0.5
-# The share of frames whose cards lie on a pale sheet, after the second
-# cycle.
-SHEETS = 0.3
 
 
 class SepConv(nn.Module):
@@ -95,14 +92,13 @@ class Finder(nn.Module):
         return self.head(d)
 
 
-def batch(rng, arts, textures, n, boards=0.0, sheets=0.0):
+def batch(rng, arts, textures, n, boards=0.0):
     """`n` composed frames of one orientation, and their targets; each a
-    board of small cards with probability `boards`, its cards on a pale
-    sheet with probability `sheets`."""
+    board of small cards with probability `boards`."""
     size = SIZE if rng.random() < 0.7 else (SIZE[1], SIZE[0])
     xs, ys, ws = [], [], []
     while len(xs) < n:
-        img, ids, _ = frame(rng, arts, textures, size=SIZE, boards=boards, sheets=sheets)
+        img, ids, _ = frame(rng, arts, textures, size=SIZE, boards=boards)
         if img.size != size:
             continue
         xs.append(np.asarray(img, np.float32) / 255.0)
@@ -180,10 +176,7 @@ def main():
         # (a curriculum: the layouts it learnt worst once it has learnt
         # cards at all).
         boards = BOARDS if step >= ends[0] else 0.0
-        # After the second, a share of the cards lie on a pale sheet (a
-        # folder, a pad), which the network took for one large card.
-        sheets = SHEETS if len(ends) > 2 and step >= ends[1] else 0.0
-        x, y, w = batch(rng, arts, textures, args.batch, boards, sheets)
+        x, y, w = batch(rng, arts, textures, args.batch, boards)
         net.train()
         freeze(net)
         loss = (F.cross_entropy(net(x), y, reduction="none") * w).sum() / w.sum()
