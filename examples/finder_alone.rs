@@ -111,8 +111,7 @@ fn draw_dir() -> Option<String> {
 fn outlines_of(net: &LearnedFinder, img: &image::RgbImage) -> (Vec<Quad>, Vec<Option<Quad>>) {
     let marks = net.marks_at(img, long_side()).expect("the finder runs");
     let rough = outlines(&marks);
-    let full = Plane::luma(img);
-    let fit = rough.iter().map(|q| fitted(&full, q, &marks)).collect();
+    let fit = rough.iter().map(|q| fitted(img, q, &marks)).collect();
     (rough, fit)
 }
 

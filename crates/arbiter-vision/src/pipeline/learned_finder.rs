@@ -29,9 +29,8 @@ use imageproc::geometry::{convex_hull, min_area_rect};
 use imageproc::point::Point;
 use tract_onnx::prelude::*;
 
-use super::edge_fit::fit_edges;
+use super::edge_fit::fit_card;
 use super::geometry::{Pt, Quad};
-use super::plane::Plane;
 use super::regions::label;
 
 /// The shrunk frame's long side, in pixels.
@@ -195,10 +194,9 @@ impl LearnedFinder {
     /// about them are dropped.
     pub fn fitted_cards(&self, frame: &RgbImage) -> Result<Vec<Quad>, FinderNetError> {
         let marks = self.marks(frame)?;
-        let full = Plane::luma(frame);
         Ok(outlines(&marks)
             .iter()
-            .filter_map(|q| fitted(&full, q, &marks))
+            .filter_map(|q| fitted(frame, q, &marks))
             .collect())
     }
 }
@@ -232,9 +230,9 @@ fn shrink(frame: &RgbImage, w: u32, h: u32) -> Result<RgbImage, String> {
 /// the card's width. `None` where no straight edge of a card's shape lies
 /// there: on the real photos, the floor tiles and rug borders the
 /// network takes for cards.
-pub fn fitted(full: &Plane, q: &Quad, marks: &Marks) -> Option<Quad> {
+pub fn fitted(frame: &RgbImage, q: &Quad, marks: &Marks) -> Option<Quad> {
     let cell = STRIDE as f32 * marks.to_frame.0.max(marks.to_frame.1);
-    fit_edges(full, q, 1.5 * cell + 0.05 * q.width())
+    fit_card(frame, q, 1.5 * cell + 0.05 * q.width())
 }
 
 /// Each island of interior cells (four-connected, at least [`MIN_CELLS`])

@@ -75,7 +75,9 @@ impl Plane {
     pub fn sample(&self, p: Pt) -> f32 {
         let x = p.0.clamp(0.0, (self.width - 1) as f32);
         let y = p.1.clamp(0.0, (self.height - 1) as f32);
-        let (x0, y0) = (x.floor() as usize, y.floor() as usize);
+        // Truncation is the floor for these (clamped non-negative), and
+        // spares a libm call in the finder's hottest loop.
+        let (x0, y0) = (x as usize, y as usize);
         let (x1, y1) = ((x0 + 1).min(self.width - 1), (y0 + 1).min(self.height - 1));
         let (fx, fy) = (x - x0 as f32, y - y0 as f32);
         let a = f32::from(self.at(x0, y0));
