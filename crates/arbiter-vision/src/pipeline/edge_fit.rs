@@ -70,7 +70,9 @@ const MAX_WIDTH_CHANGE: f32 = 0.35;
 /// straight edge within reach or the four lines make no card-shaped
 /// outline.
 pub fn fit_card(frame: &RgbImage, rough: &Quad, reach: f32) -> Option<Quad> {
-    let once = fit_in_shade(frame, rough, reach)?;
+    let (plane, origin) = contrast_plane(frame, rough, reach);
+    let back = scale(origin, -1.0);
+    let once = fit_edges(&plane, &rough.translated(back), reach)?.translated(origin);
     // The first fit's shade and its ring outside the card were taken
     // about an outline up to a cell and a half off; about the fitted one
     // they are the card's own, and a short reach leaves fewer lines to
@@ -80,15 +82,15 @@ pub fn fit_card(frame: &RgbImage, rough: &Quad, reach: f32) -> Option<Quad> {
     // tried.
     let near = (REFIT_REACH * once.width()).max(2.0);
     let (plane, origin) = contrast_plane(frame, &once, near);
-    let again = |q: &Quad| fit_turned(&plane, q, near, polarity(&plane, q, near), q.width());
-    Some(again(&once.translated(scale(origin, -1.0))).map_or(once, |(q, _)| q.translated(origin)))
-}
-
-/// [`fit_edges`] in the shade of [`contrast_plane`].
-fn fit_in_shade(frame: &RgbImage, rough: &Quad, reach: f32) -> Option<Quad> {
-    let (plane, origin) = contrast_plane(frame, rough, reach);
-    let fitted = fit_edges(&plane, &rough.translated(scale(origin, -1.0)), reach)?;
-    Some(fitted.translated(origin))
+    let local = once.translated(scale(origin, -1.0));
+    let again = fit_turned(
+        &plane,
+        &local,
+        near,
+        polarity(&plane, &local, near),
+        local.width(),
+    );
+    Some(again.map_or(once, |(q, _)| q.translated(origin)))
 }
 
 /// The part of `frame` about `rough` that a fit within `reach` samples,
@@ -130,9 +132,9 @@ fn contrast_plane(frame: &RgbImage, rough: &Quad, reach: f32) -> (Plane, Pt) {
     let (w, h) = (x1.saturating_sub(x0).max(1), y1.saturating_sub(y0).max(1));
     let mut plane = Plane::new(w, h);
     let raw = frame.as_raw();
-    for y in 0..h.min(fh - y0.min(fh)) {
+    for y in 0..y1 - y0 {
         let row = &raw[((y0 + y) * fw + x0) * 3..];
-        for (x, px) in row.chunks_exact(3).take(w).enumerate() {
+        for (x, px) in row.chunks_exact(3).take(x1 - x0).enumerate() {
             plane.data[y * w + x] = match weights {
                 // Rounded half up by truncating (a cast saturates at 0
                 // and 255).
